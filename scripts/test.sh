@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds and runs every test: first the sanitizer build (AddressSanitizer + UndefinedBehavior-
+# Sanitizer), then the normal optimized build whose ctest summary closes the output.
+# Usage: bash scripts/test.sh            (from anywhere; installs missing packages when root)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+bash scripts/setup.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+
+build_and_test() { # dir, extra cmake args...
+    local dir="$1"; shift
+    echo "== configure $dir $*"
+    cmake -S . -B "$dir" -DGGML_BUILD_TESTS=ON "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+    echo "== build $dir"
+    cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1 || { tail -n 60 "$dir.build.log"; return 1; }
+    if grep -E "warning:" "$dir.build.log" >/dev/null; then
+        echo "compiler warnings in $dir:"; grep -E "warning:" "$dir.build.log" | sort -u; return 1
+    fi
+    echo "== test $dir"
+    ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+}
+
+mkdir -p build
+# sanitizers: leaks, out-of-bounds accesses and undefined behaviour fail the tests
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    build_and_test build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=address,undefined
+
+# the optimized build last, so that its ctest summary is the closing line
+build_and_test build/release -DCMAKE_BUILD_TYPE=Release

@@ -1,0 +1,281 @@
+#pragma once
+
+// Internal definitions shared by the core sources and by backends built in or out of tree.
+
+#include "ggml.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef MIN
+#    define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+#ifndef MAX
+#    define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
+// alignment of tensor data inside a context arena and in host buffers
+#define GGML_MEM_ALIGN_HOST 64
+
+//
+// logging
+//
+
+GGML_ATTRIBUTE_FORMAT(2, 3)
+GGML_API void ggml_log_internal(enum ggml_log_level level, const char * format, ...);
+GGML_API void ggml_log_callback_default(enum ggml_log_level level, const char * text, void * user_data);
+
+#define GGML_LOG(...)       ggml_log_internal(GGML_LOG_LEVEL_NONE , __VA_ARGS__)
+#define GGML_LOG_INFO(...)  ggml_log_internal(GGML_LOG_LEVEL_INFO , __VA_ARGS__)
+#define GGML_LOG_WARN(...)  ggml_log_internal(GGML_LOG_LEVEL_WARN , __VA_ARGS__)
+#define GGML_LOG_ERROR(...) ggml_log_internal(GGML_LOG_LEVEL_ERROR, __VA_ARGS__)
+#define GGML_LOG_DEBUG(...) ggml_log_internal(GGML_LOG_LEVEL_DEBUG, __VA_ARGS__)
+#define GGML_LOG_CONT(...)  ggml_log_internal(GGML_LOG_LEVEL_CONT , __VA_ARGS__)
+
+// Check used on paths that input can reach: logs "<func>: <message>" and returns `ret`.
+#define GGML_CHECK_RET(cond, ret, ...) do {                       \
+        if (!(cond)) {                                            \
+            GGML_LOG_ERROR("%s: ", __func__);                     \
+            GGML_LOG_CONT(__VA_ARGS__);                           \
+            GGML_LOG_CONT("\n");                                  \
+            return ret;                                           \
+        }                                                         \
+    } while (0)
+
+//
+// allocation: every host allocation of the library goes through these, so that the fault
+// injection tests can make the Nth one fail. They never abort.
+//
+
+GGML_API void * ggml_malloc(size_t size);
+GGML_API void * ggml_calloc(size_t n, size_t size);
+GGML_API void * ggml_realloc(void * ptr, size_t size);
+GGML_API void   ggml_free_mem(void * ptr);
+GGML_API void * ggml_aligned_malloc(size_t size);   // aligned to GGML_MEM_ALIGN_HOST; NULL on failure or size 0
+GGML_API void   ggml_aligned_free(void * ptr, size_t size);
+
+// Fault injection (tests only): the n-th call (1-based) from now on to an allocation function
+// above fails; 0 disables. Returns the number of allocation calls counted since the last reset.
+GGML_API void     ggml_alloc_fault_set(long n);
+GGML_API long     ggml_alloc_fault_count(void);
+
+//
+// contexts and objects
+//
+
+struct ggml_object {
+    size_t offs;
+    size_t size;
+    struct ggml_object * next;
+    enum ggml_object_type type;
+    char padding[4];
+};
+
+#define GGML_OBJECT_SIZE sizeof(struct ggml_object)
+
+struct ggml_context {
+    size_t mem_size;
+    void * mem_buffer;
+    bool   mem_buffer_owned;
+    bool   no_alloc;
+    int    n_objects;
+    struct ggml_object * objects_begin;
+    struct ggml_object * objects_end;
+};
+
+// Creates a tensor (or a view of view_src at view_offs when view_src is not NULL).
+// Validates type, dimensions and sizes; logs and returns NULL on any failure.
+GGML_API struct ggml_tensor * ggml_new_tensor_impl(
+        struct ggml_context * ctx,
+        enum ggml_type        type,
+        int                   n_dims,
+        const int64_t       * ne,
+        struct ggml_tensor  * view_src,
+        size_t                view_offs);
+
+// true for ids that name a type (not removed, in range)
+GGML_API bool ggml_type_is_valid(enum ggml_type type);
+
+//
+// op parameters
+//
+
+static inline bool ggml_set_op_params(struct ggml_tensor * tensor, const void * params, size_t params_size) {
+    if (tensor == NULL || params_size > GGML_MAX_OP_PARAMS) {
+        return false;
+    }
+    memcpy(tensor->op_params, params, params_size);
+    return true;
+}
+
+static inline int32_t ggml_get_op_params_i32(const struct ggml_tensor * tensor, uint32_t i) {
+    return ((const int32_t *)(tensor->op_params))[i];
+}
+
+static inline float ggml_get_op_params_f32(const struct ggml_tensor * tensor, uint32_t i) {
+    float v;
+    memcpy(&v, (const char *) tensor->op_params + i*sizeof(float), sizeof(float));
+    return v;
+}
+
+static inline void ggml_set_op_params_i32(struct ggml_tensor * tensor, uint32_t i, int32_t value) {
+    ((int32_t *)(tensor->op_params))[i] = value;
+}
+
+static inline void ggml_set_op_params_f32(struct ggml_tensor * tensor, uint32_t i, float value) {
+    memcpy((char *) tensor->op_params + i*sizeof(float), &value, sizeof(float));
+}
+
+static inline size_t ggml_up(size_t n, size_t m) {
+    // m must be a power of two
+    return (n + m - 1) & ~(m - 1);
+}
+
+//
+// hash set of tensor pointers (open addressing, linear probing)
+//
+
+typedef uint32_t ggml_bitset_t;
+
+#define BITSET_SHR 5
+#define BITSET_MASK (sizeof(ggml_bitset_t)*8 - 1)
+
+static inline size_t ggml_bitset_size(size_t n) {
+    return (n + BITSET_MASK) >> BITSET_SHR;
+}
+static inline bool ggml_bitset_get(const ggml_bitset_t * bitset, size_t i) {
+    return !!(bitset[i >> BITSET_SHR] & (1u << (i & BITSET_MASK)));
+}
+static inline void ggml_bitset_set(ggml_bitset_t * bitset, size_t i) {
+    bitset[i >> BITSET_SHR] |= (1u << (i & BITSET_MASK));
+}
+static inline void ggml_bitset_clear(ggml_bitset_t * bitset, size_t i) {
+    bitset[i >> BITSET_SHR] &= ~(1u << (i & BITSET_MASK));
+}
+
+struct ggml_hash_set {
+    size_t size;
+    ggml_bitset_t * used;       // which slots hold a key
+    struct ggml_tensor ** keys;
+};
+
+#define GGML_HASHSET_FULL            ((size_t)-1)
+#define GGML_HASHSET_ALREADY_EXISTS  ((size_t)-2)
+
+// a prime >= min_sz, from a fixed table
+GGML_API size_t ggml_hash_size(size_t min_sz);
+// heap-allocated; on failure returns a set with size 0 and NULL arrays (check .keys)
+GGML_API struct ggml_hash_set ggml_hash_set_new(size_t size);
+GGML_API void   ggml_hash_set_free(struct ggml_hash_set * hash_set);
+GGML_API void   ggml_hash_set_reset(struct ggml_hash_set * hash_set);
+
+static inline size_t ggml_hash(const struct ggml_tensor * p) {
+    // tensors are aligned, the low bits carry no information
+    return (size_t)(uintptr_t)p >> 4;
+}
+
+static inline size_t ggml_hash_find(const struct ggml_hash_set * hash_set, const struct ggml_tensor * key) {
+    size_t h = ggml_hash(key) % hash_set->size;
+    size_t i = h;
+    while (ggml_bitset_get(hash_set->used, i) && hash_set->keys[i] != key) {
+        i = (i + 1) % hash_set->size;
+        if (i == h) {
+            return GGML_HASHSET_FULL;
+        }
+    }
+    return i;
+}
+
+static inline bool ggml_hash_contains(const struct ggml_hash_set * hash_set, struct ggml_tensor * key) {
+    size_t i = ggml_hash_find(hash_set, key);
+    return i != GGML_HASHSET_FULL && ggml_bitset_get(hash_set->used, i);
+}
+
+// returns the slot, GGML_HASHSET_ALREADY_EXISTS, or GGML_HASHSET_FULL
+static inline size_t ggml_hash_insert(struct ggml_hash_set * hash_set, struct ggml_tensor * key) {
+    size_t i = ggml_hash_find(hash_set, key);
+    if (i == GGML_HASHSET_FULL) {
+        return GGML_HASHSET_FULL;
+    }
+    if (ggml_bitset_get(hash_set->used, i)) {
+        return GGML_HASHSET_ALREADY_EXISTS;
+    }
+    ggml_bitset_set(hash_set->used, i);
+    hash_set->keys[i] = key;
+    return i;
+}
+
+// returns the slot or GGML_HASHSET_FULL
+static inline size_t ggml_hash_find_or_insert(struct ggml_hash_set * hash_set, struct ggml_tensor * key) {
+    size_t i = ggml_hash_find(hash_set, key);
+    if (i == GGML_HASHSET_FULL) {
+        return GGML_HASHSET_FULL;
+    }
+    ggml_bitset_set(hash_set->used, i);
+    hash_set->keys[i] = key;
+    return i;
+}
+
+//
+// graphs
+//
+
+struct ggml_cgraph {
+    int size;    // capacity of nodes, leafs and (if present) grads
+    int n_nodes;
+    int n_leafs;
+
+    struct ggml_tensor ** nodes;     // tensors with an op, in execution order
+    struct ggml_tensor ** grads;     // NULL unless created with grads
+    struct ggml_tensor ** grad_accs; // NULL unless created with grads
+    struct ggml_tensor ** leafs;     // tensors without an op (weights, inputs, constants)
+    int32_t * use_counts;            // indexed by visited_hash_set slot: how many nodes use each tensor
+
+    struct ggml_hash_set visited_hash_set;
+
+    bool overflow; // set when an expand found more tensors than `size`; the graph is then incomplete
+};
+
+// A view of nodes [i0, i1) of cgraph: shares its arrays, has no leafs and no hash set.
+GGML_API struct ggml_cgraph ggml_graph_view(struct ggml_cgraph * cgraph, int i0, int i1);
+
+//
+// fp16 / bf16 scalar conversion (portable, exact round-to-nearest-even)
+//
+
+GGML_API float       ggml_compute_fp16_to_fp32(ggml_fp16_t h);
+GGML_API ggml_fp16_t ggml_compute_fp32_to_fp16(float f);
+
+static inline float ggml_compute_bf16_to_fp32(ggml_bf16_t h) {
+    union { float f; uint32_t i; } u;
+    u.i = (uint32_t) h.bits << 16;
+    return u.f;
+}
+
+static inline ggml_bf16_t ggml_compute_fp32_to_bf16(float s) {
+    ggml_bf16_t h;
+    union { float f; uint32_t i; } u;
+    u.f = s;
+    if ((u.i & 0x7fffffff) > 0x7f800000) { // NaN: keep it a (quiet) NaN
+        h.bits = (uint16_t)((u.i >> 16) | 64);
+        return h;
+    }
+    h.bits = (uint16_t)((u.i + (0x7fff + ((u.i >> 16) & 1))) >> 16);
+    return h;
+}
+
+#define GGML_FP16_TO_FP32(x) ggml_compute_fp16_to_fp32(x)
+#define GGML_FP32_TO_FP16(x) ggml_compute_fp32_to_fp16(x)
+#define GGML_BF16_TO_FP32(x) ggml_compute_bf16_to_fp32(x)
+#define GGML_FP32_TO_BF16(x) ggml_compute_fp32_to_bf16(x)
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,490 @@
+// Element types: the type-traits table (names, block sizes, block byte sizes), size queries,
+// fp16 / bf16 conversions and row-data validation.
+
+#include "ggml-impl.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#    include <cpuid.h>
+#    include <immintrin.h>
+#    include <stdatomic.h>
+#    define GGML_TYPES_X86_F16C 1
+#endif
+
+//
+// fp16 (IEEE 754 binary16) scalar conversions: pure bit manipulation, exact
+//
+
+static inline uint32_t f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof(u));
+    return u;
+}
+
+static inline float f32_from_bits(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
+
+float ggml_compute_fp16_to_fp32(ggml_fp16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    const uint32_t exp  = (h >> 10) & 0x1fu;
+    uint32_t       mant = h & 0x3ffu;
+
+    if (exp == 0x1f) {
+        // Inf, or NaN: payload kept, quiet bit set (what the F16C instruction does too)
+        return f32_from_bits(sign | 0x7f800000u | (mant << 13) | (mant ? 0x00400000u : 0));
+    }
+    if (exp == 0) {
+        if (mant == 0) {
+            return f32_from_bits(sign);
+        }
+        // subnormal half: value = mant * 2^-24, a normal float; shift the leading one into bit 10
+        int32_t e = -14;
+        while ((mant & 0x400u) == 0) {
+            mant <<= 1;
+            e--;
+        }
+        mant &= 0x3ffu;
+        return f32_from_bits(sign | ((uint32_t)(e + 127) << 23) | (mant << 13));
+    }
+    return f32_from_bits(sign | ((exp + 112u) << 23) | (mant << 13));
+}
+
+ggml_fp16_t ggml_compute_fp32_to_fp16(float f) {
+    const uint32_t u    = f32_bits(f);
+    const uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    const uint32_t a    = u & 0x7fffffffu;
+
+    if (a > 0x7f800000u) {
+        // NaN: quiet, upper payload bits kept (matches VCVTPS2PH)
+        return (ggml_fp16_t)(sign | 0x7e00u | ((a & 0x7fffffu) >> 13));
+    }
+    if (a >= 0x477ff000u) {
+        // >= 65520, the midpoint between 65504 (largest half, odd mantissa) and 2^16: Inf
+        return (ggml_fp16_t)(sign | 0x7c00u);
+    }
+    if (a >= 0x38800000u) {
+        // normal half (2^-14 and up); a carry out of the mantissa bumps the exponent, as it should
+        uint32_t h   = ((a >> 23) - 112u) << 10 | ((a & 0x7fffffu) >> 13);
+        uint32_t rem = a & 0x1fffu;
+        if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) {
+            h++;
+        }
+        return (ggml_fp16_t)(sign | h);
+    }
+    if (a <= 0x33000000u) {
+        // <= 2^-25: at most half of the smallest subnormal, rounds to (signed) zero
+        return (ggml_fp16_t) sign;
+    }
+    // subnormal half: value in units of 2^-24 is m * 2^(E+1); shift right by -(E+1) in [14, 24]
+    const uint32_t m     = (a & 0x7fffffu) | 0x800000u;
+    const int32_t  e     = (int32_t)(a >> 23) - 127;
+    const uint32_t shift = (uint32_t)(-(e + 1));
+    uint32_t q    = m >> shift;
+    uint32_t rem  = m & ((1u << shift) - 1u);
+    uint32_t half = 1u << (shift - 1u);
+    if (rem > half || (rem == half && (q & 1u))) {
+        q++;
+    }
+    return (ggml_fp16_t)(sign | q);
+}
+
+float ggml_fp16_to_fp32(ggml_fp16_t x) {
+    return ggml_compute_fp16_to_fp32(x);
+}
+
+ggml_fp16_t ggml_fp32_to_fp16(float x) {
+    return ggml_compute_fp32_to_fp16(x);
+}
+
+//
+// fp16 row conversions: F16C when the running CPU has it (bit-identical to the scalar code:
+// round-to-nearest-even given explicitly, NaNs quieted the same way), else the scalar loop
+//
+
+#ifdef GGML_TYPES_X86_F16C
+// CPUID leaf 1: ECX bit 27 OSXSAVE, 28 AVX, 29 F16C; the OS must also save the YMM state (XCR0
+// bits 1 and 2). Queried once; concurrent first calls store the same value.
+static bool cpu_has_f16c(void) {
+    static atomic_int cached = 0; // 0 unknown, 1 no, 2 yes
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v == 0) {
+        unsigned int eax, ebx, ecx, edx;
+        bool ok = false;
+        if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) {
+            const unsigned int need = (1u << 27) | (1u << 28) | (1u << 29);
+            if ((ecx & need) == need) {
+                uint32_t xcr0_lo, xcr0_hi;
+                __asm__ volatile("xgetbv" : "=a"(xcr0_lo), "=d"(xcr0_hi) : "c"(0));
+                (void) xcr0_hi;
+                ok = (xcr0_lo & 6u) == 6u;
+            }
+        }
+        v = ok ? 2 : 1;
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
+    }
+    return v == 2;
+}
+
+__attribute__((target("avx,f16c")))
+static int64_t fp16_to_fp32_f16c(const ggml_fp16_t * x, float * y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(x + i));
+        _mm256_storeu_ps(y + i, _mm256_cvtph_ps(h));
+    }
+    return i;
+}
+
+__attribute__((target("avx,f16c")))
+static int64_t fp32_to_fp16_f16c(const float * x, ggml_fp16_t * y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT);
+        _mm_storeu_si128((__m128i *)(void *)(y + i), h);
+    }
+    return i;
+}
+#endif
+
+// false (after logging) when a row call cannot proceed; n <= 0 is a no-op
+static bool row_args_ok(const char * func, const void * x, const void * y, int64_t n) {
+    if (n <= 0) {
+        return false;
+    }
+    if (x == NULL || y == NULL) {
+        GGML_LOG_ERROR("%s: NULL %s pointer for %lld elements\n", func, x == NULL ? "source" : "destination",
+                       (long long) n);
+        return false;
+    }
+    return true;
+}
+
+void ggml_fp16_to_fp32_row(const ggml_fp16_t * x, float * y, int64_t n) {
+    if (!row_args_ok(__func__, x, y, n)) {
+        return;
+    }
+    int64_t i = 0;
+#ifdef GGML_TYPES_X86_F16C
+    if (n >= 8 && cpu_has_f16c()) {
+        i = fp16_to_fp32_f16c(x, y, n);
+    }
+#endif
+    for (; i < n; i++) {
+        y[i] = ggml_compute_fp16_to_fp32(x[i]);
+    }
+}
+
+void ggml_fp32_to_fp16_row(const float * x, ggml_fp16_t * y, int64_t n) {
+    if (!row_args_ok(__func__, x, y, n)) {
+        return;
+    }
+    int64_t i = 0;
+#ifdef GGML_TYPES_X86_F16C
+    if (n >= 8 && cpu_has_f16c()) {
+        i = fp32_to_fp16_f16c(x, y, n);
+    }
+#endif
+    for (; i < n; i++) {
+        y[i] = ggml_compute_fp32_to_fp16(x[i]);
+    }
+}
+
+//
+// bf16
+//
+
+ggml_bf16_t ggml_fp32_to_bf16(float x) {
+    return ggml_compute_fp32_to_bf16(x);
+}
+
+float ggml_bf16_to_fp32(ggml_bf16_t x) {
+    return ggml_compute_bf16_to_fp32(x);
+}
+
+void ggml_bf16_to_fp32_row(const ggml_bf16_t * x, float * y, int64_t n) {
+    if (!row_args_ok(__func__, x, y, n)) {
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = ggml_compute_bf16_to_fp32(x[i]);
+    }
+}
+
+void ggml_fp32_to_bf16_row_ref(const float * x, ggml_bf16_t * y, int64_t n) {
+    if (!row_args_ok(__func__, x, y, n)) {
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        y[i] = ggml_compute_fp32_to_bf16(x[i]);
+    }
+}
+
+// Branch-free form of ggml_compute_fp32_to_bf16 that the compiler vectorizes. Deliberately not
+// VCVTNEPS2BF16: that instruction flushes subnormals to zero, so it would differ from _ref.
+void ggml_fp32_to_bf16_row(const float * x, ggml_bf16_t * y, int64_t n) {
+    if (!row_args_ok(__func__, x, y, n)) {
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const uint32_t u       = f32_bits(x[i]);
+        const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        const uint32_t quiet   = (u >> 16) | 64u;
+        const bool     is_nan  = (u & 0x7fffffffu) > 0x7f800000u;
+        y[i].bits = (uint16_t)(is_nan ? quiet : rounded);
+    }
+}
+
+//
+// to_float / from_float_ref adapters with the exact ggml_to_float_t / ggml_from_float_t types
+// (calling through a cast function pointer of another type would be undefined behaviour)
+//
+
+static void f32_to_float(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k) {
+    if (row_args_ok(__func__, x, y, k)) {
+        memcpy(y, x, (size_t) k * sizeof(float));
+    }
+}
+
+static void f32_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    if (row_args_ok(__func__, x, y, k)) {
+        memcpy(y, x, (size_t) k * sizeof(float));
+    }
+}
+
+static void f16_to_float(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k) {
+    ggml_fp16_to_fp32_row((const ggml_fp16_t *) x, y, k);
+}
+
+static void f16_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    ggml_fp32_to_fp16_row(x, (ggml_fp16_t *) y, k);
+}
+
+static void bf16_to_float(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k) {
+    ggml_bf16_to_fp32_row((const ggml_bf16_t *) x, y, k);
+}
+
+static void bf16_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) {
+    ggml_fp32_to_bf16_row_ref(x, (ggml_bf16_t *) y, k);
+}
+
+//
+// type traits
+//
+// Block sizes and block byte sizes are the ggml family's (ggml-common.h block structs), so that
+// tensors and files interoperate. Quantized types have no to_float / from_float_ref yet. The
+// integer types and F64 have none either: there is no lossless float conversion to offer for
+// I64/F64, and the ops that need integer conversions do them themselves. Removed ids (4, 5,
+// 31..33, 36..38) are left zeroed: blck_size 0 marks an id that is not a type.
+//
+
+#define QK_K 256
+
+#define TRAITS_QUANT(name_, blck_, size_) \
+    { .type_name = (name_), .blck_size = (blck_), .type_size = (size_), .is_quantized = true }
+
+static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
+    [GGML_TYPE_F32] = {
+        .type_name      = "f32",
+        .blck_size      = 1,
+        .type_size      = sizeof(float),
+        .is_quantized   = false,
+        .to_float       = f32_to_float,
+        .from_float_ref = f32_from_float,
+    },
+    [GGML_TYPE_F16] = {
+        .type_name      = "f16",
+        .blck_size      = 1,
+        .type_size      = sizeof(ggml_fp16_t),
+        .is_quantized   = false,
+        .to_float       = f16_to_float,
+        .from_float_ref = f16_from_float,
+    },
+    //                                     name       elems  bytes per block
+    [GGML_TYPE_Q4_0]    = TRAITS_QUANT("q4_0",    32,    2 + 16),
+    [GGML_TYPE_Q4_1]    = TRAITS_QUANT("q4_1",    32,    2 + 2 + 16),
+    [GGML_TYPE_Q5_0]    = TRAITS_QUANT("q5_0",    32,    2 + 4 + 16),
+    [GGML_TYPE_Q5_1]    = TRAITS_QUANT("q5_1",    32,    2 + 2 + 4 + 16),
+    [GGML_TYPE_Q8_0]    = TRAITS_QUANT("q8_0",    32,    2 + 32),
+    [GGML_TYPE_Q8_1]    = TRAITS_QUANT("q8_1",    32,    2 + 2 + 32),
+    [GGML_TYPE_Q2_K]    = TRAITS_QUANT("q2_K",    QK_K,  QK_K/16 + QK_K/4 + 2 + 2),
+    [GGML_TYPE_Q3_K]    = TRAITS_QUANT("q3_K",    QK_K,  QK_K/8 + QK_K/4 + 12 + 2),
+    [GGML_TYPE_Q4_K]    = TRAITS_QUANT("q4_K",    QK_K,  2 + 2 + 12 + QK_K/2),
+    [GGML_TYPE_Q5_K]    = TRAITS_QUANT("q5_K",    QK_K,  2 + 2 + 12 + QK_K/8 + QK_K/2),
+    [GGML_TYPE_Q6_K]    = TRAITS_QUANT("q6_K",    QK_K,  QK_K/2 + QK_K/4 + QK_K/16 + 2),
+    [GGML_TYPE_Q8_K]    = TRAITS_QUANT("q8_K",    QK_K,  4 + QK_K + 2*(QK_K/16)),
+    [GGML_TYPE_IQ2_XXS] = TRAITS_QUANT("iq2_xxs", QK_K,  2 + 2*(QK_K/8)),
+    [GGML_TYPE_IQ2_XS]  = TRAITS_QUANT("iq2_xs",  QK_K,  2 + 2*(QK_K/8) + QK_K/32),
+    [GGML_TYPE_IQ3_XXS] = TRAITS_QUANT("iq3_xxs", QK_K,  2 + 3*(QK_K/8)),
+    [GGML_TYPE_IQ1_S]   = TRAITS_QUANT("iq1_s",   QK_K,  2 + QK_K/8 + QK_K/16),
+    [GGML_TYPE_IQ4_NL]  = TRAITS_QUANT("iq4_nl",  32,    2 + 16),
+    [GGML_TYPE_IQ3_S]   = TRAITS_QUANT("iq3_s",   QK_K,  2 + 13*(QK_K/32) + QK_K/64),
+    [GGML_TYPE_IQ2_S]   = TRAITS_QUANT("iq2_s",   QK_K,  2 + QK_K/4 + QK_K/16),
+    [GGML_TYPE_IQ4_XS]  = TRAITS_QUANT("iq4_xs",  QK_K,  2 + 2 + QK_K/64 + QK_K/2),
+    [GGML_TYPE_I8]  = { .type_name = "i8",  .blck_size = 1, .type_size = sizeof(int8_t)  },
+    [GGML_TYPE_I16] = { .type_name = "i16", .blck_size = 1, .type_size = sizeof(int16_t) },
+    [GGML_TYPE_I32] = { .type_name = "i32", .blck_size = 1, .type_size = sizeof(int32_t) },
+    [GGML_TYPE_I64] = { .type_name = "i64", .blck_size = 1, .type_size = sizeof(int64_t) },
+    [GGML_TYPE_F64] = { .type_name = "f64", .blck_size = 1, .type_size = sizeof(double)  },
+    [GGML_TYPE_IQ1_M]   = TRAITS_QUANT("iq1_m",   QK_K,  QK_K/8 + QK_K/16 + QK_K/32),
+    [GGML_TYPE_BF16] = {
+        .type_name      = "bf16",
+        .blck_size      = 1,
+        .type_size      = sizeof(ggml_bf16_t),
+        .is_quantized   = false,
+        .to_float       = bf16_to_float,
+        .from_float_ref = bf16_from_float,
+    },
+    [GGML_TYPE_TQ1_0]   = TRAITS_QUANT("tq1_0",   QK_K,  (QK_K - 4*(QK_K/64))/5 + QK_K/64 + 2),
+    [GGML_TYPE_TQ2_0]   = TRAITS_QUANT("tq2_0",   QK_K,  QK_K/4 + 2),
+    [GGML_TYPE_MXFP4]   = TRAITS_QUANT("mxfp4",   32,    1 + 16),
+    [GGML_TYPE_NVFP4]   = TRAITS_QUANT("nvfp4",   64,    64/16 + 64/2),
+    [GGML_TYPE_Q1_0]    = TRAITS_QUANT("q1_0",    128,   2 + 128/8),
+    [GGML_TYPE_Q2_0]    = TRAITS_QUANT("q2_0",    64,    2 + 64/4),
+};
+
+_Static_assert(GGML_TYPE_COUNT == 43, "type table covers ids 0..42");
+
+bool ggml_type_is_valid(enum ggml_type type) {
+    // compare as int: an out-of-range value may be negative
+    const int t = (int) type;
+    return t >= 0 && t < GGML_TYPE_COUNT && type_traits[t].blck_size > 0;
+}
+
+// Traits of a valid type, or NULL after logging "<func>: invalid type <id>".
+static const struct ggml_type_traits * traits_or_log(const char * func, enum ggml_type type) {
+    if (!ggml_type_is_valid(type)) {
+        GGML_LOG_ERROR("%s: invalid type id %d (not a type, or a removed one)\n", func, (int) type);
+        return NULL;
+    }
+    return &type_traits[type];
+}
+
+const struct ggml_type_traits * ggml_get_type_traits(enum ggml_type type) {
+    return traits_or_log(__func__, type);
+}
+
+int64_t ggml_blck_size(enum ggml_type type) {
+    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    return tt ? tt->blck_size : 0;
+}
+
+size_t ggml_type_size(enum ggml_type type) {
+    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    return tt ? tt->type_size : 0;
+}
+
+size_t ggml_row_size(enum ggml_type type, int64_t ne) {
+    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    if (tt == NULL) {
+        return 0;
+    }
+    if (ne < 0 || ne % tt->blck_size != 0) {
+        GGML_LOG_ERROR("%s: %lld elements of type %s: must be a non-negative multiple of the block size %lld\n",
+                       __func__, (long long) ne, tt->type_name, (long long) tt->blck_size);
+        return 0;
+    }
+    const uint64_t nblocks = (uint64_t)(ne / tt->blck_size);
+    if (nblocks > SIZE_MAX / tt->type_size) {
+        GGML_LOG_ERROR("%s: %lld elements of type %s: size overflows size_t\n",
+                       __func__, (long long) ne, tt->type_name);
+        return 0;
+    }
+    return (size_t) nblocks * tt->type_size;
+}
+
+double ggml_type_sizef(enum ggml_type type) {
+    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    return tt ? (double) tt->type_size / (double) tt->blck_size : 0.0;
+}
+
+const char * ggml_type_name(enum ggml_type type) {
+    // used inside error messages, so no log of its own; never NULL
+    return ggml_type_is_valid(type) ? type_traits[type].type_name : "NONE";
+}
+
+bool ggml_is_quantized(enum ggml_type type) {
+    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    return tt ? tt->is_quantized : false;
+}
+
+//
+// row data validation
+//
+
+// Index of the first element whose exponent field is all ones (NaN or Inf), or n if none.
+// Elements are read with memcpy: file data need not be aligned.
+static size_t find_nonfinite_u16(const uint8_t * p, size_t n, uint16_t exp_mask) {
+    for (size_t i = 0; i < n; i++) {
+        uint16_t v;
+        memcpy(&v, p + i*sizeof(v), sizeof(v));
+        if ((v & exp_mask) == exp_mask) {
+            return i;
+        }
+    }
+    return n;
+}
+
+static size_t find_nonfinite_u32(const uint8_t * p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v;
+        memcpy(&v, p + i*sizeof(v), sizeof(v));
+        if ((v & 0x7f800000u) == 0x7f800000u) {
+            return i;
+        }
+    }
+    return n;
+}
+
+static size_t find_nonfinite_u64(const uint8_t * p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, p + i*sizeof(v), sizeof(v));
+        if ((v & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+            return i;
+        }
+    }
+    return n;
+}
+
+bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbytes) {
+    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    if (tt == NULL) {
+        return false;
+    }
+    if (nbytes % tt->type_size != 0) {
+        GGML_LOG_ERROR("%s: %zu bytes is not a multiple of the %s block size (%zu bytes)\n",
+                       __func__, nbytes, tt->type_name, tt->type_size);
+        return false;
+    }
+    if (nbytes == 0) {
+        return true;
+    }
+    if (data == NULL) {
+        GGML_LOG_ERROR("%s: NULL data for %zu bytes of %s\n", __func__, nbytes, tt->type_name);
+        return false;
+    }
+
+    const uint8_t * p = (const uint8_t *) data;
+    const size_t    n = nbytes / tt->type_size;
+    size_t bad = n;
+    switch (type) {
+        case GGML_TYPE_F16:  bad = find_nonfinite_u16(p, n, 0x7c00u); break;
+        case GGML_TYPE_BF16: bad = find_nonfinite_u16(p, n, 0x7f80u); break;
+        case GGML_TYPE_F32:  bad = find_nonfinite_u32(p, n);          break;
+        case GGML_TYPE_F64:  bad = find_nonfinite_u64(p, n);          break;
+        default:
+            // integer types: any bit pattern is a value; quantized types: size check only for now
+            break;
+    }
+    if (bad < n) {
+        GGML_LOG_ERROR("%s: %s data has a NaN or Inf value at element %zu of %zu\n",
+                       __func__, tt->type_name, bad, n);
+        return false;
+    }
+    return true;
+}
