@@ -90,6 +90,10 @@ struct ggml_context {
     struct ggml_object * objects_end;
 };
 
+// Appends an object of `size` bytes (rounded up to GGML_MEM_ALIGN) to the context's arena;
+// NULL (logged) when it does not fit.
+GGML_API struct ggml_object * ggml_new_object(struct ggml_context * ctx, enum ggml_object_type type, size_t size);
+
 // Creates a tensor (or a view of view_src at view_offs when view_src is not NULL).
 // Validates type, dimensions and sizes; logs and returns NULL on any failure.
 GGML_API struct ggml_tensor * ggml_new_tensor_impl(
@@ -243,7 +247,8 @@ struct ggml_cgraph {
     bool overflow; // set when an expand found more tensors than `size`; the graph is then incomplete
 };
 
-// A view of nodes [i0, i1) of cgraph: shares its arrays, has no leafs and no hash set.
+// A view of nodes [i0, i1) of cgraph: shares its node array, hash set and use_counts; has no
+// leafs and size 0, so it cannot be expanded.
 GGML_API struct ggml_cgraph ggml_graph_view(struct ggml_cgraph * cgraph, int i0, int i1);
 
 //

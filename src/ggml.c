@@ -102,7 +102,7 @@ size_t ggml_get_max_tensor_size(const struct ggml_context * ctx) {
 }
 
 // Appends an object of `size` bytes (rounded up to GGML_MEM_ALIGN) to the arena.
-static struct ggml_object * ggml_new_object(struct ggml_context * ctx, enum ggml_object_type type, size_t size) {
+struct ggml_object * ggml_new_object(struct ggml_context * ctx, enum ggml_object_type type, size_t size) {
     struct ggml_object * obj_cur = ctx->objects_end;
     const size_t cur_end = obj_cur == NULL ? 0 : obj_cur->offs + obj_cur->size;
 
