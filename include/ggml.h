@@ -835,7 +835,7 @@ extern "C" {
         GGML_OP_POOL_COUNT,
     };
 
-    // a [W, H, C, N] -> [(W + 2*p0 - k0)/s0 + 1, (H + 2*p1 - k1)/s1 + 1, C, N]; padding excluded from AVG
+    // a [W, H, C, N] -> [(W + 2*p0 - k0)/s0 + 1, (H + 2*p1 - k1)/s1 + 1, C, N]; AVG divides by k0*k1 (padding counts as zeros)
     GGML_API struct ggml_tensor * ggml_pool_2d(
             struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
             int k0, int k1, int s0, int s1, float p0, float p1);

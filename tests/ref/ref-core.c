@@ -1,0 +1,302 @@
+// Reference library core: element access, type conversion, dispatch, coverage and error metric.
+
+#define GGML_REF_INTERNAL
+#include "ggml-ref.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool ggml_ref_fail(char * err, size_t err_size, const char * fmt, ...) {
+    if (err != NULL && err_size > 0) {
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(err, err_size, fmt, args);
+        va_end(args);
+    }
+    return false;
+}
+
+bool ggml_ref_type_readable(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_F32:
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
+        case GGML_TYPE_F64:
+        case GGML_TYPE_I8:
+        case GGML_TYPE_I16:
+        case GGML_TYPE_I32:
+        case GGML_TYPE_I64:
+            return true;
+        default:
+            return false;
+    }
+}
+
+double ggml_ref_get(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    if (t == NULL || t->data == NULL) {
+        return NAN;
+    }
+    const char * p = (const char *) t->data
+        + (size_t) i0*t->nb[0] + (size_t) i1*t->nb[1] + (size_t) i2*t->nb[2] + (size_t) i3*t->nb[3];
+    switch (t->type) {
+        case GGML_TYPE_F32:  { float       v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_F16:  { ggml_fp16_t v; memcpy(&v, p, sizeof(v)); return ggml_fp16_to_fp32(v); }
+        case GGML_TYPE_BF16: { ggml_bf16_t v; memcpy(&v, p, sizeof(v)); return ggml_bf16_to_fp32(v); }
+        case GGML_TYPE_F64:  { double      v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I8:   { int8_t      v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I16:  { int16_t     v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I32:  { int32_t     v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I64:  { int64_t     v; memcpy(&v, p, sizeof(v)); return (double) v; }
+        default:             return NAN;
+    }
+}
+
+// float -> integer conversion: truncation toward zero, saturated so that it is always defined.
+static double ref_to_int(double v, double lo, double hi) {
+    if (isnan(v)) {
+        return 0.0;
+    }
+    v = trunc(v);
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+double ggml_ref_round_to_type(enum ggml_type type, double v) {
+    switch (type) {
+        case GGML_TYPE_F32:  return (float) v;
+        case GGML_TYPE_F16:  return ggml_fp16_to_fp32(ggml_fp32_to_fp16((float) v));
+        case GGML_TYPE_BF16: return ggml_bf16_to_fp32(ggml_fp32_to_bf16((float) v));
+        case GGML_TYPE_F64:  return v;
+        case GGML_TYPE_I8:   return ref_to_int(v, INT8_MIN, INT8_MAX);
+        case GGML_TYPE_I16:  return ref_to_int(v, INT16_MIN, INT16_MAX);
+        case GGML_TYPE_I32:  return ref_to_int(v, INT32_MIN, INT32_MAX);
+        case GGML_TYPE_I64:  return ref_to_int(v, -9223372036854775808.0, 9223372036854774784.0);
+        default:             return NAN;
+    }
+}
+
+bool ggml_ref_need_src(const struct ggml_tensor * node, int i, char * err, size_t err_size) {
+    const struct ggml_tensor * s = node->src[i];
+    if (s == NULL) {
+        return ggml_ref_fail(err, err_size, "%s: source %d is NULL", ggml_op_desc(node), i);
+    }
+    if (s->data == NULL) {
+        return ggml_ref_fail(err, err_size, "%s: source %d ('%s') has no host data", ggml_op_desc(node), i, s->name);
+    }
+    if (!ggml_ref_type_readable(s->type)) {
+        return ggml_ref_fail(err, err_size, "%s: source %d has type %s, which the reference does not read",
+                ggml_op_desc(node), i, ggml_type_name(s->type));
+    }
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        if (s->ne[d] < 0) {
+            return ggml_ref_fail(err, err_size, "%s: source %d has a negative dimension", ggml_op_desc(node), i);
+        }
+    }
+    return true;
+}
+
+double ggml_ref_alibi_slope(float max_bias, int64_t n_head, int64_t h) {
+    if (!(max_bias > 0.0f)) {
+        return 1.0;
+    }
+    // the largest power of two not above n_head
+    int64_t n_head_log2 = 1;
+    while (n_head_log2*2 <= n_head) {
+        n_head_log2 *= 2;
+    }
+    const double m0 = pow(2.0, -(double) max_bias / (double) n_head_log2);
+    const double m1 = pow(2.0, -(double) max_bias / 2.0 / (double) n_head_log2);
+    return h < n_head_log2 ? pow(m0, (double) (h + 1)) : pow(m1, (double) (2*(h - n_head_log2) + 1));
+}
+
+static const enum ggml_op ref_ops[] = {
+    GGML_OP_NONE, GGML_OP_DUP, GGML_OP_ADD, GGML_OP_ADD1, GGML_OP_ACC, GGML_OP_SUB, GGML_OP_MUL,
+    GGML_OP_DIV, GGML_OP_SQR, GGML_OP_SQRT, GGML_OP_LOG, GGML_OP_SIN, GGML_OP_COS, GGML_OP_SUM,
+    GGML_OP_SUM_ROWS, GGML_OP_MEAN, GGML_OP_ARGMAX, GGML_OP_REPEAT, GGML_OP_CONCAT, GGML_OP_NORM,
+    GGML_OP_RMS_NORM, GGML_OP_GROUP_NORM, GGML_OP_L2_NORM, GGML_OP_MUL_MAT, GGML_OP_OUT_PROD,
+    GGML_OP_SCALE, GGML_OP_SET, GGML_OP_CPY, GGML_OP_CONT, GGML_OP_RESHAPE, GGML_OP_VIEW,
+    GGML_OP_PERMUTE, GGML_OP_TRANSPOSE, GGML_OP_GET_ROWS, GGML_OP_SET_ROWS, GGML_OP_DIAG_MASK_INF,
+    GGML_OP_DIAG_MASK_ZERO, GGML_OP_SOFT_MAX, GGML_OP_ROPE, GGML_OP_CLAMP, GGML_OP_IM2COL,
+    GGML_OP_CONV_2D, GGML_OP_POOL_2D, GGML_OP_PAD, GGML_OP_ARANGE, GGML_OP_ARGSORT, GGML_OP_TOP_K,
+    GGML_OP_LEAKY_RELU, GGML_OP_FLASH_ATTN_EXT, GGML_OP_UNARY, GGML_OP_GLU,
+};
+
+const enum ggml_op * ggml_ref_ops(int * n) {
+    if (n != NULL) {
+        *n = (int) (sizeof(ref_ops)/sizeof(ref_ops[0]));
+    }
+    return ref_ops;
+}
+
+bool ggml_ref_unary_covered(enum ggml_unary_op op) {
+    return (int) op >= 0 && op < GGML_UNARY_OP_COUNT;
+}
+
+bool ggml_ref_glu_covered(enum ggml_glu_op op) {
+    return (int) op >= 0 && op < GGML_GLU_OP_COUNT;
+}
+
+static bool ref_op_listed(enum ggml_op op) {
+    for (size_t i = 0; i < sizeof(ref_ops)/sizeof(ref_ops[0]); i++) {
+        if (ref_ops[i] == op) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool ref_rope_mode_ok(int mode) {
+    return mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX || mode == GGML_ROPE_TYPE_MROPE ||
+           mode == GGML_ROPE_TYPE_VISION || mode == GGML_ROPE_TYPE_IMROPE;
+}
+
+bool ggml_ref_supports(const struct ggml_tensor * node) {
+    if (node == NULL || !ref_op_listed(node->op)) {
+        return false;
+    }
+    for (int i = 0; i < GGML_MAX_SRC; i++) {
+        if (node->src[i] != NULL && !ggml_ref_type_readable(node->src[i]->type)) {
+            return false;
+        }
+    }
+    // the result type matters for views (read back), conversions (rounded) and index outputs
+    if (!ggml_ref_type_readable(node->type)) {
+        return false;
+    }
+    switch (node->op) {
+        case GGML_OP_UNARY: return ggml_ref_unary_covered((enum ggml_unary_op) ggml_ref_param_i32(node, 0));
+        case GGML_OP_GLU:   return ggml_ref_glu_covered((enum ggml_glu_op) ggml_ref_param_i32(node, 0));
+        case GGML_OP_ROPE:  return ref_rope_mode_ok(ggml_ref_param_i32(node, 2));
+        case GGML_OP_POOL_2D: {
+            const int op = ggml_ref_param_i32(node, 0);
+            return op == GGML_OP_POOL_MAX || op == GGML_OP_POOL_AVG;
+        }
+        case GGML_OP_ARGSORT: {
+            const int order = ggml_ref_param_i32(node, 0);
+            return order == GGML_SORT_ORDER_ASC || order == GGML_SORT_ORDER_DESC;
+        }
+        default:
+            return true;
+    }
+}
+
+bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
+    if (err != NULL && err_size > 0) {
+        err[0] = '\0';
+    }
+    if (node == NULL) {
+        return ggml_ref_fail(err, err_size, "ggml_ref_compute: node is NULL");
+    }
+    if (out == NULL) {
+        return ggml_ref_fail(err, err_size, "ggml_ref_compute: out is NULL");
+    }
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        if (node->ne[d] < 0) {
+            return ggml_ref_fail(err, err_size, "%s: negative dimension %d", ggml_op_desc(node), d);
+        }
+    }
+    if (!ref_op_listed(node->op)) {
+        return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
+    }
+    if (!ggml_ref_type_readable(node->type)) {
+        return ggml_ref_fail(err, err_size, "%s: result type %s is not covered by the reference",
+                ggml_op_desc(node), ggml_type_name(node->type));
+    }
+    switch (node->op) {
+        case GGML_OP_ADD:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV:
+        case GGML_OP_ADD1:
+        case GGML_OP_SQR:
+        case GGML_OP_SQRT:
+        case GGML_OP_LOG:
+        case GGML_OP_SIN:
+        case GGML_OP_COS:
+        case GGML_OP_SCALE:
+        case GGML_OP_CLAMP:
+        case GGML_OP_LEAKY_RELU:
+            return ggml_ref_op_elementwise(node, out, err, err_size);
+        case GGML_OP_UNARY:
+            return ggml_ref_op_unary(node, out, err, err_size);
+        case GGML_OP_GLU:
+            return ggml_ref_op_glu(node, out, err, err_size);
+        case GGML_OP_SUM:
+        case GGML_OP_SUM_ROWS:
+        case GGML_OP_MEAN:
+        case GGML_OP_ARGMAX:
+            return ggml_ref_op_reduce(node, out, err, err_size);
+        case GGML_OP_NONE:
+        case GGML_OP_RESHAPE:
+        case GGML_OP_VIEW:
+        case GGML_OP_PERMUTE:
+        case GGML_OP_TRANSPOSE:
+        case GGML_OP_DUP:
+        case GGML_OP_CONT:
+        case GGML_OP_CPY:
+        case GGML_OP_ACC:
+        case GGML_OP_SET:
+        case GGML_OP_REPEAT:
+        case GGML_OP_CONCAT:
+        case GGML_OP_PAD:
+        case GGML_OP_ARANGE:
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_DIAG_MASK_ZERO:
+            return ggml_ref_op_shape(node, out, err, err_size);
+        case GGML_OP_GET_ROWS:
+        case GGML_OP_SET_ROWS:
+            return ggml_ref_op_rows(node, out, err, err_size);
+        case GGML_OP_NORM:
+        case GGML_OP_RMS_NORM:
+        case GGML_OP_L2_NORM:
+        case GGML_OP_GROUP_NORM:
+            return ggml_ref_op_norm(node, out, err, err_size);
+        case GGML_OP_MUL_MAT:
+        case GGML_OP_OUT_PROD:
+            return ggml_ref_op_matmul(node, out, err, err_size);
+        case GGML_OP_SOFT_MAX:
+            return ggml_ref_op_softmax(node, out, err, err_size);
+        case GGML_OP_ROPE:
+            return ggml_ref_op_rope(node, out, err, err_size);
+        case GGML_OP_IM2COL:
+        case GGML_OP_CONV_2D:
+        case GGML_OP_POOL_2D:
+            return ggml_ref_op_conv(node, out, err, err_size);
+        case GGML_OP_FLASH_ATTN_EXT:
+            return ggml_ref_op_attn(node, out, err, err_size);
+        case GGML_OP_ARGSORT:
+        case GGML_OP_TOP_K:
+            return ggml_ref_op_sort(node, out, err, err_size);
+        default:
+            return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
+    }
+}
+
+double ggml_ref_nmse(const double * ref, const float * got, int64_t n) {
+    if (ref == NULL || got == NULL || n <= 0) {
+        return 0.0;
+    }
+    double sum_err = 0.0;
+    double sum_ref = 0.0;
+    int64_t n_finite = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double r = ref[i];
+        const double g = got[i];
+        if (!isfinite(r) || !isfinite(g)) {
+            if ((isnan(r) && isnan(g)) || r == g) {
+                continue;
+            }
+            return INFINITY;
+        }
+        const double d = r - g;
+        sum_err += d*d;
+        sum_ref += r*r;
+        n_finite++;
+    }
+    if (sum_ref == 0.0) {
+        return n_finite > 0 ? sum_err / (double) n_finite : 0.0;
+    }
+    return sum_err / sum_ref;
+}
