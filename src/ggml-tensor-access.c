@@ -6,9 +6,12 @@
 #include "ggml-impl.h"
 #include "ggml-backend.h"
 
-// TEMPORARY until src/ggml-backend.c lands: then return t->buffer == NULL || ggml_backend_buffer_is_host(t->buffer)
+// false for tensors (and views of tensors) in a backend buffer that is not host memory: their data
+// pointer must not be dereferenced
 static bool ggml_tensor_in_host_memory(const struct ggml_tensor * t) {
-    return t->buffer == NULL;
+    const struct ggml_tensor * owner = t->view_src != NULL ? t->view_src : t;
+    ggml_backend_buffer_t buffer = t->buffer != NULL ? t->buffer : owner->buffer;
+    return buffer == NULL || ggml_backend_buffer_is_host(buffer);
 }
 
 static bool ggml_access_type_ok(enum ggml_type type) {

@@ -249,7 +249,7 @@ struct ggml_tensor * ggml_new_tensor_impl(
     struct ggml_tensor * result = (struct ggml_tensor *)((char *) ctx->mem_buffer + obj_new->offs);
     memset(result, 0, sizeof(*result));
     result->type      = type;
-    result->buffer    = view_src != NULL ? view_src->buffer : NULL;
+    result->buffer    = NULL; // as in the family: a view gets its buffer from ggml_backend_view_init
     result->op        = GGML_OP_NONE;
     result->view_src  = view_src;
     result->view_offs = view_offs;
