@@ -1,0 +1,34 @@
+#pragma once
+
+// Which SIMD level the CPU kernels use, chosen once at run time.
+//
+// Kernels are compiled for several levels (function attributes, not -march flags) and pick one
+// through ggml_cpu_isa(). The environment variable GGML_CPU_ISA=portable|avx2|avx512 caps the
+// level, so that the tests can check every path on one machine (the portable path in CI too).
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ggml_cpu_isa_level {
+    GGML_CPU_ISA_PORTABLE = 0, // plain C (what the compiler makes of it for the build's -march)
+    GGML_CPU_ISA_AVX2     = 1, // AVX2 + FMA + F16C
+    GGML_CPU_ISA_AVX512   = 2, // AVX-512 F/BW/DQ/VL + FMA + F16C
+};
+
+// The level in use: the best the CPU and OS support, capped by GGML_CPU_ISA. Thread-safe.
+enum ggml_cpu_isa_level ggml_cpu_isa(void);
+
+const char * ggml_cpu_isa_name(enum ggml_cpu_isa_level level);
+
+#if defined(__x86_64__) || defined(__i386__)
+#    define GGML_CPU_X86 1
+#    define GGML_TARGET_AVX2   __attribute__((target("avx2,fma,f16c")))
+#    define GGML_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+#else
+#    define GGML_CPU_X86 0
+#endif
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,265 @@
+// The blocked GEMM driver, the generic (any stride, any type) packers and the portable C kernel
+// set of the matrix-product family. See matmul-impl.h for the layouts.
+
+#include "matmul-impl.h"
+#include "ggml-cpu-isa.h"
+
+#include <string.h>
+
+//
+// element conversion
+//
+
+void ggml_mm_load_f32(enum ggml_type type, const char * p, int64_t stride, int64_t n, float * out) {
+    if (n <= 0) {
+        return;
+    }
+    const int64_t es = (int64_t) ggml_mm_type_size(type);
+    if (stride == es) {
+        switch (type) {
+            case GGML_TYPE_F32:  memcpy(out, p, (size_t) n*sizeof(float)); return;
+            case GGML_TYPE_F16:  ggml_fp16_to_fp32_row((const ggml_fp16_t *)(const void *) p, out, n); return;
+            case GGML_TYPE_BF16: ggml_bf16_to_fp32_row((const ggml_bf16_t *)(const void *) p, out, n); return;
+            default: break;
+        }
+    }
+    switch (type) {
+        case GGML_TYPE_F32:
+            for (int64_t i = 0; i < n; i++) {
+                memcpy(&out[i], p + i*stride, sizeof(float));
+            }
+            break;
+        case GGML_TYPE_F16:
+            for (int64_t i = 0; i < n; i++) {
+                ggml_fp16_t h;
+                memcpy(&h, p + i*stride, sizeof(h));
+                out[i] = ggml_fp16_to_fp32(h);
+            }
+            break;
+        case GGML_TYPE_BF16:
+            for (int64_t i = 0; i < n; i++) {
+                ggml_bf16_t h;
+                memcpy(&h, p + i*stride, sizeof(h));
+                out[i] = ggml_bf16_to_fp32(h);
+            }
+            break;
+        default:
+            // the family's supports() admits only the three types above
+            memset(out, 0, (size_t) n*sizeof(float));
+            break;
+    }
+}
+
+//
+// generic packers
+//
+
+void ggml_mm_pack_a_generic(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t k0, int64_t kc, int nr, float * ap) {
+    const int64_t es = (int64_t) ggml_mm_type_size(a->type);
+    float tmp[GGML_MM_KC > GGML_MM_NR_MAX ? GGML_MM_KC : GGML_MM_NR_MAX];
+    for (int64_t p0 = 0; p0 < nn; p0 += nr) {
+        const int64_t cnt = MIN((int64_t) nr, nn - p0);
+        float * dst = ap + (p0/nr)*kc*nr;
+        const char * base = a->data + (n0 + p0)*a->s_r + k0*a->s_k;
+        if (a->s_k == es || a->s_r != es) {
+            // column by column (rows of A are contiguous along k, or nothing is contiguous)
+            for (int64_t j = 0; j < cnt; j++) {
+                ggml_mm_load_f32(a->type, base + j*a->s_r, a->s_k, kc, tmp);
+                for (int64_t k = 0; k < kc; k++) {
+                    dst[k*nr + j] = tmp[k];
+                }
+            }
+        } else {
+            // A contiguous along n (OUT_PROD, transposed views): copy runs of cnt columns per k
+            for (int64_t k = 0; k < kc; k++) {
+                ggml_mm_load_f32(a->type, base + k*a->s_k, a->s_r, cnt, dst + k*nr);
+            }
+        }
+        if (cnt < nr) {
+            for (int64_t k = 0; k < kc; k++) {
+                memset(dst + k*nr + cnt, 0, (size_t)(nr - cnt)*sizeof(float));
+            }
+        }
+    }
+}
+
+void ggml_mm_pack_b(const struct ggml_mm_src * b, int64_t m0, int64_t mr, int64_t k0, int64_t kc, int MR, float * bp) {
+    const int64_t es = (int64_t) ggml_mm_type_size(b->type);
+    const char * base = b->data + m0*b->s_r + k0*b->s_k;
+    if (b->s_k == es || b->s_r != es) {
+        for (int64_t i = 0; i < mr; i++) {
+            ggml_mm_load_f32(b->type, base + i*b->s_r, b->s_k, kc, bp + i*GGML_MM_KC);
+        }
+    } else {
+        // B contiguous along m: read mr values per k and scatter them to the rows
+        float tmp[GGML_MM_MR_MAX];
+        for (int64_t k = 0; k < kc; k++) {
+            ggml_mm_load_f32(b->type, base + k*b->s_k, b->s_r, mr, tmp);
+            for (int64_t i = 0; i < mr; i++) {
+                bp[i*GGML_MM_KC + k] = tmp[i];
+            }
+        }
+    }
+    for (int64_t i = mr; i < MR; i++) {
+        memset(bp + i*GGML_MM_KC, 0, (size_t) kc*sizeof(float));
+    }
+}
+
+//
+// the driver
+//
+
+void ggml_mm_gemm_block(const struct ggml_mm_kernels * kr, const struct ggml_mm_src * a, const struct ggml_mm_src * b,
+                        int64_t m0, int64_t mm, int64_t n0, int64_t nn, int64_t K,
+                        float * c, int64_t ldc, float * scratch) {
+    const int MR = kr->mr;
+    const int NR = kr->nr;
+    float * apack = scratch;
+    float * bpack = apack + (size_t) GGML_MM_NC*GGML_MM_KC;
+    float * tile  = bpack + (size_t) GGML_MM_MR_MAX*GGML_MM_KC;
+
+    if (K <= 0) {
+        for (int64_t i = 0; i < mm; i++) {
+            memset(c + i*ldc, 0, (size_t) nn*sizeof(float));
+        }
+        return;
+    }
+
+    for (int64_t k0 = 0; k0 < K; k0 += GGML_MM_KC) {
+        const int64_t kc  = MIN((int64_t) GGML_MM_KC, K - k0);
+        const bool    acc = k0 > 0;
+        kr->pack_a(a, n0, nn, k0, kc, apack);
+        for (int64_t i = 0; i < mm; i += MR) {
+            const int64_t mr = MIN((int64_t) MR, mm - i);
+            ggml_mm_pack_b(b, m0 + i, mr, k0, kc, MR, bpack);
+            for (int64_t j = 0; j < nn; j += NR) {
+                const int64_t nr = MIN((int64_t) NR, nn - j);
+                const float * ap = apack + (j/NR)*kc*NR;
+                float *       cp = c + i*ldc + j;
+                if (mr == MR && nr == NR) {
+                    kr->kernel(kc, bpack, ap, cp, ldc, acc);
+                    continue;
+                }
+                // edge tile: compute the full tile aside, keep the valid part
+                kr->kernel(kc, bpack, ap, tile, NR, false);
+                for (int64_t ii = 0; ii < mr; ii++) {
+                    float *       crow = cp + ii*ldc;
+                    const float * trow = tile + ii*NR;
+                    if (acc) {
+                        for (int64_t jj = 0; jj < nr; jj++) {
+                            crow[jj] += trow[jj];
+                        }
+                    } else {
+                        memcpy(crow, trow, (size_t) nr*sizeof(float));
+                    }
+                }
+            }
+        }
+    }
+}
+
+//
+// portable C kernel set
+//
+
+#define MM_P_MR 4
+#define MM_P_NR 16
+
+static void mm_kernel_portable(int64_t kc, const float * bp, const float * ap, float * c, int64_t ldc, bool acc) {
+    float r[MM_P_MR][MM_P_NR];
+    for (int i = 0; i < MM_P_MR; i++) {
+        for (int j = 0; j < MM_P_NR; j++) {
+            r[i][j] = 0.0f;
+        }
+    }
+    for (int64_t k = 0; k < kc; k++) {
+        const float * av = ap + k*MM_P_NR;
+        for (int i = 0; i < MM_P_MR; i++) {
+            const float bv = bp[i*GGML_MM_KC + k];
+            for (int j = 0; j < MM_P_NR; j++) {
+                r[i][j] += bv*av[j];
+            }
+        }
+    }
+    for (int i = 0; i < MM_P_MR; i++) {
+        float * crow = c + i*ldc;
+        if (acc) {
+            for (int j = 0; j < MM_P_NR; j++) {
+                crow[j] += r[i][j];
+            }
+        } else {
+            for (int j = 0; j < MM_P_NR; j++) {
+                crow[j] = r[i][j];
+            }
+        }
+    }
+}
+
+static void mm_pack_a_portable(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t k0, int64_t kc, float * ap) {
+    ggml_mm_pack_a_generic(a, n0, nn, k0, kc, MM_P_NR, ap);
+}
+
+// A rows converted in chunks so that F16/BF16 weights need no full-row scratch
+#define MM_P_CHUNK 256
+
+static void mm_gemv_portable(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
+                             const float * const * b, int nb, float * out, int64_t ldo) {
+    float tmp[MM_P_CHUNK];
+    for (int64_t i = 0; i < nn; i++) {
+        const char * row = a->data + (n0 + i)*a->s_r;
+        float sum[GGML_MM_GEMV_M][4] = {{0}};
+        for (int64_t k0 = 0; k0 < K; k0 += MM_P_CHUNK) {
+            const int64_t kc = MIN((int64_t) MM_P_CHUNK, K - k0);
+            const float * av;
+            if (a->type == GGML_TYPE_F32 && ((uintptr_t) row % sizeof(float)) == 0) {
+                av = (const float *)(const void *) row + k0;
+            } else {
+                ggml_mm_load_f32(a->type, row + k0*a->s_k, a->s_k, kc, tmp);
+                av = tmp;
+            }
+            for (int m = 0; m < nb; m++) {
+                const float * bv = b[m] + k0;
+                int64_t k = 0;
+                for (; k + 4 <= kc; k += 4) {
+                    sum[m][0] += av[k + 0]*bv[k + 0];
+                    sum[m][1] += av[k + 1]*bv[k + 1];
+                    sum[m][2] += av[k + 2]*bv[k + 2];
+                    sum[m][3] += av[k + 3]*bv[k + 3];
+                }
+                for (; k < kc; k++) {
+                    sum[m][0] += av[k]*bv[k];
+                }
+            }
+        }
+        for (int m = 0; m < nb; m++) {
+            out[m*ldo + i] = (sum[m][0] + sum[m][1]) + (sum[m][2] + sum[m][3]);
+        }
+    }
+}
+
+static const struct ggml_mm_kernels mm_kernels_portable = {
+    /*.name   =*/ "portable",
+    /*.mr     =*/ MM_P_MR,
+    /*.nr     =*/ MM_P_NR,
+    /*.kernel =*/ mm_kernel_portable,
+    /*.pack_a =*/ mm_pack_a_portable,
+    /*.gemv   =*/ mm_gemv_portable,
+};
+
+const struct ggml_mm_kernels * ggml_mm_kernels_portable(void) {
+    return &mm_kernels_portable;
+}
+
+const struct ggml_mm_kernels * ggml_mm_kernels_for(enum ggml_cpu_isa_level level) {
+#if GGML_CPU_X86
+    if (level >= GGML_CPU_ISA_AVX512) {
+        return ggml_mm_kernels_avx512();
+    }
+    if (level >= GGML_CPU_ISA_AVX2) {
+        return ggml_mm_kernels_avx2();
+    }
+#else
+    GGML_UNUSED(level);
+#endif
+    return &mm_kernels_portable;
+}

@@ -1,0 +1,462 @@
+// CPU kernels of the copy family: DUP, CPY, CONT (element i of the source to element i of the
+// result in row-major order, converting types), GET_ROWS, SET_ROWS and PAD.
+//
+// Conversions: F32, F16 and BF16 among themselves through float rows; any pair of F32, F16,
+// BF16, F64, I8, I16, I32, I64 through double (float -> integer truncates toward zero and
+// saturates, NaN gives 0); a type to itself bit for bit (quantized types too, by whole rows of
+// blocks). Sources and results may have any strides and different shapes.
+
+#include "ggml-cpu-impl.h"
+#include "ggml-cpu-vec.h"
+
+#include <math.h>
+#include <string.h>
+
+#define COPY_CHUNK 512
+
+// below this many elements one thread computes the node
+#define COPY_MIN_ELEMS 16384
+
+static inline char * copy_row_ptr(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3) {
+    return (char *) t->data + i1*t->nb[1] + i2*t->nb[2] + i3*t->nb[3];
+}
+
+static bool copy_plain_type(enum ggml_type type) {
+    return (int) type >= 0 && type < GGML_TYPE_COUNT && ggml_blck_size(type) == 1 && ggml_type_size(type) > 0;
+}
+
+// types converted element by element (through double when not float to float)
+static bool copy_numeric_type(enum ggml_type type) {
+    switch (type) {
+        case GGML_TYPE_F32:
+        case GGML_TYPE_F16:
+        case GGML_TYPE_BF16:
+        case GGML_TYPE_F64:
+        case GGML_TYPE_I8:
+        case GGML_TYPE_I16:
+        case GGML_TYPE_I32:
+        case GGML_TYPE_I64:
+            return true;
+        default:
+            return false;
+    }
+}
+
+static double copy_read(enum ggml_type type, const char * p) {
+    switch (type) {
+        case GGML_TYPE_F32:  { float       v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_F16:  { ggml_fp16_t v; memcpy(&v, p, sizeof(v)); return GGML_FP16_TO_FP32(v); }
+        case GGML_TYPE_BF16: { ggml_bf16_t v; memcpy(&v, p, sizeof(v)); return GGML_BF16_TO_FP32(v); }
+        case GGML_TYPE_F64:  { double      v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I8:   { int8_t      v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I16:  { int16_t     v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I32:  { int32_t     v; memcpy(&v, p, sizeof(v)); return v; }
+        case GGML_TYPE_I64:  { int64_t     v; memcpy(&v, p, sizeof(v)); return (double) v; }
+        default:             return 0.0;
+    }
+}
+
+// float -> integer: truncation toward zero, saturated, NaN -> 0 (always defined)
+static double copy_to_int(double v, double lo, double hi) {
+    if (isnan(v)) {
+        return 0.0;
+    }
+    v = trunc(v);
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static void copy_write(enum ggml_type type, char * p, double v) {
+    switch (type) {
+        case GGML_TYPE_F32:  { const float       x = (float) v;                     memcpy(p, &x, sizeof(x)); } break;
+        case GGML_TYPE_F16:  { const ggml_fp16_t x = GGML_FP32_TO_FP16((float) v);  memcpy(p, &x, sizeof(x)); } break;
+        case GGML_TYPE_BF16: { const ggml_bf16_t x = GGML_FP32_TO_BF16((float) v);  memcpy(p, &x, sizeof(x)); } break;
+        case GGML_TYPE_F64:  { const double      x = v;                             memcpy(p, &x, sizeof(x)); } break;
+        case GGML_TYPE_I8:   { const int8_t  x = (int8_t)  copy_to_int(v, INT8_MIN, INT8_MAX);   memcpy(p, &x, sizeof(x)); } break;
+        case GGML_TYPE_I16:  { const int16_t x = (int16_t) copy_to_int(v, INT16_MIN, INT16_MAX); memcpy(p, &x, sizeof(x)); } break;
+        case GGML_TYPE_I32:  { const int32_t x = (int32_t) copy_to_int(v, INT32_MIN, INT32_MAX); memcpy(p, &x, sizeof(x)); } break;
+        case GGML_TYPE_I64:  {
+            // the largest double below 2^63 is the upper bound
+            const int64_t x = (int64_t) copy_to_int(v, -9223372036854775808.0, 9223372036854774784.0);
+            memcpy(p, &x, sizeof(x));
+        } break;
+        default: break;
+    }
+}
+
+// n elements from src (type st, snb bytes apart) to dst (type dt, dnb bytes apart)
+static void copy_convert(const struct ggml_vec_funcs * vf, enum ggml_type dt, char * dst, size_t dnb,
+        enum ggml_type st, const char * src, size_t snb, int64_t n) {
+    if (dt == st) {
+        ggml_vec_copy_elems(dst, dnb, src, snb, n, ggml_type_size(dt));
+        return;
+    }
+    if (ggml_vec_is_float_type(dt) && ggml_vec_is_float_type(st)) {
+        // straight into / out of an aligned contiguous F32 row when there is one
+        if (dt == GGML_TYPE_F32 && dnb == sizeof(float) && (uintptr_t) dst % sizeof(float) == 0) {
+            ggml_vec_load_f32(vf, st, src, snb, n, (float *) dst);
+            return;
+        }
+        if (st == GGML_TYPE_F32 && snb == sizeof(float) && (uintptr_t) src % sizeof(float) == 0) {
+            ggml_vec_store_f32(vf, dt, dst, dnb, n, (const float *) src);
+            return;
+        }
+        float buf[COPY_CHUNK];
+        for (int64_t c = 0; c < n; c += COPY_CHUNK) {
+            const int64_t m = n - c < COPY_CHUNK ? n - c : COPY_CHUNK;
+            ggml_vec_load_f32(vf, st, src + c*snb, snb, m, buf);
+            ggml_vec_store_f32(vf, dt, dst + c*dnb, dnb, m, buf);
+        }
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        copy_write(dt, dst + i*dnb, copy_read(st, src + i*snb));
+    }
+}
+
+//
+// DUP, CPY, CONT
+//
+
+static bool dup_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * src = op->src[0];
+    if (src == NULL || ggml_nelements(src) != ggml_nelements(op)) {
+        return false;
+    }
+    if (copy_numeric_type(src->type) && copy_numeric_type(op->type)) {
+        return true;
+    }
+    if (src->type != op->type || (int) src->type < 0 || src->type >= GGML_TYPE_COUNT || ggml_blck_size(src->type) <= 0) {
+        return false;
+    }
+    if (copy_plain_type(src->type)) {
+        return true;
+    }
+    // a block type: whole buffers, or whole rows of blocks of the same shape
+    if (ggml_is_contiguous(src) && ggml_is_contiguous(op)) {
+        return true;
+    }
+    const int64_t blck = ggml_blck_size(src->type);
+    const size_t  ts   = ggml_type_size(src->type);
+    return ggml_are_same_shape(src, op) && src->ne[0] % blck == 0 && src->nb[0] == ts && op->nb[0] == ts;
+}
+
+// advances a row-major index of a tensor of shape ne by len elements (len <= ne[0] - idx[0])
+static inline void copy_advance(int64_t idx[4], const int64_t ne[4], int64_t len) {
+    idx[0] += len;
+    for (int d = 0; d < 3 && idx[d] == ne[d]; d++) {
+        idx[d] = 0;
+        idx[d + 1]++;
+    }
+}
+
+static inline void copy_unravel(int64_t i, const int64_t ne[4], int64_t idx[4]) {
+    idx[0] = i % ne[0]; i /= ne[0];
+    idx[1] = i % ne[1]; i /= ne[1];
+    idx[2] = i % ne[2];
+    idx[3] = i / ne[2];
+}
+
+// Same type and shape, the source transposed (its dim 1 is the contiguous one): tiles of
+// COPY_TILE x COPY_TILE elements, so that the lines read across the source's rows are reused
+// from cache for a whole tile instead of one element each.
+#define COPY_TILE 32
+
+static void copy_transposed(const struct ggml_compute_params * params, struct ggml_tensor * dst,
+        const struct ggml_tensor * src) {
+    const size_t  es  = ggml_type_size(dst->type);
+    const int64_t ne0 = dst->ne[0], ne1 = dst->ne[1], ne2 = dst->ne[2];
+    const int64_t nt1 = (ne1 + COPY_TILE - 1) / COPY_TILE;
+    int64_t u0, u1;
+    ggml_cpu_split_range(nt1*ne2*dst->ne[3], params->ith, params->nth, &u0, &u1);
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t i1b  = (u % nt1)*COPY_TILE;
+        const int64_t i1e  = i1b + COPY_TILE < ne1 ? i1b + COPY_TILE : ne1;
+        const int64_t i2   = (u / nt1) % ne2;
+        const int64_t i3   = u / (nt1*ne2);
+        for (int64_t i0b = 0; i0b < ne0; i0b += COPY_TILE) {
+            const int64_t m = ne0 - i0b < COPY_TILE ? ne0 - i0b : COPY_TILE;
+            for (int64_t i1 = i1b; i1 < i1e; i1++) {
+                ggml_vec_copy_elems(copy_row_ptr(dst, i1, i2, i3) + i0b*es, es,
+                        copy_row_ptr(src, i1, i2, i3) + i0b*src->nb[0], src->nb[0], m, es);
+            }
+        }
+    }
+}
+
+static void dup_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst, const struct ggml_vec_funcs * vf) {
+    const struct ggml_tensor * src = dst->src[0];
+    const int64_t n = ggml_nelements(dst);
+    if (n == 0) {
+        return;
+    }
+    // in place onto itself (dup_inplace): nothing to move
+    if (src->data == dst->data && src->type == dst->type && ggml_are_same_shape(src, dst) && ggml_are_same_stride(src, dst)) {
+        return;
+    }
+    const int    ith = params->ith;
+    const int    nth = params->nth;
+    const size_t es  = ggml_type_size(dst->type);
+
+    if (src->type == dst->type && ggml_is_contiguous(src) && ggml_is_contiguous(dst)) {
+        // one block of bytes, cut at cache lines
+        const size_t  size   = ggml_nbytes(dst);
+        const int64_t blocks = (int64_t) ((size + 63) / 64);
+        int64_t b0, b1;
+        ggml_cpu_split_range(blocks, ith, nth, &b0, &b1);
+        const size_t o0 = (size_t) b0*64;
+        const size_t o1 = (size_t) b1*64 < size ? (size_t) b1*64 : size;
+        if (o1 > o0) {
+            memmove((char *) dst->data + o0, (const char *) src->data + o0, o1 - o0);
+        }
+        return;
+    }
+    if (!copy_plain_type(dst->type) || !copy_plain_type(src->type)) {
+        // same block type and shape: whole rows
+        const size_t row = ggml_row_size(dst->type, dst->ne[0]);
+        int64_t r0, r1;
+        ggml_cpu_split_range(ggml_nrows(dst), ith, nth, &r0, &r1);
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t i1, i2, i3;
+            ggml_vec_row_index(dst->ne, r, &i1, &i2, &i3);
+            memmove(copy_row_ptr(dst, i1, i2, i3), copy_row_ptr(src, i1, i2, i3), row);
+        }
+        return;
+    }
+
+    if (src->type == dst->type && ggml_are_same_shape(src, dst) && src->nb[0] != es && src->nb[1] == es &&
+        dst->nb[0] == es && src->ne[1] > 1) {
+        copy_transposed(params, dst, src);
+        return;
+    }
+
+    // walk both tensors in row-major order, a segment at a time (a segment ends where a row of
+    // either tensor ends)
+    int64_t start, end;
+    ggml_vec_split_elements(ggml_nrows(dst), dst->ne[0], ith, nth, &start, &end);
+    if (start >= end) {
+        return;
+    }
+    int64_t is[4], id[4];
+    copy_unravel(start, src->ne, is);
+    copy_unravel(start, dst->ne, id);
+    for (int64_t pos = start; pos < end; ) {
+        int64_t len = end - pos;
+        len = src->ne[0] - is[0] < len ? src->ne[0] - is[0] : len;
+        len = dst->ne[0] - id[0] < len ? dst->ne[0] - id[0] : len;
+        const char * sp = copy_row_ptr(src, is[1], is[2], is[3]) + is[0]*src->nb[0];
+        char       * dp = copy_row_ptr(dst, id[1], id[2], id[3]) + id[0]*dst->nb[0];
+        copy_convert(vf, dst->type, dp, dst->nb[0], src->type, sp, src->nb[0], len);
+        copy_advance(is, src->ne, len);
+        copy_advance(id, dst->ne, len);
+        pos += len;
+    }
+}
+
+//
+// GET_ROWS: a [n, rows, ne2, ne3], b (I32/I64 indices) [k, m2, m3] -> [n, k, m2, m3]
+//
+
+static bool index_type_ok(enum ggml_type type) {
+    return type == GGML_TYPE_I32 || type == GGML_TYPE_I64;
+}
+
+static inline int64_t read_index(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2) {
+    const char * p = (const char *) t->data + i0*t->nb[0] + i1*t->nb[1] + i2*t->nb[2];
+    if (t->type == GGML_TYPE_I32) {
+        int32_t v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static bool get_rows_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    if (a == NULL || b == NULL || !index_type_ok(b->type)) {
+        return false;
+    }
+    const bool types = (ggml_vec_is_float_type(a->type) && ggml_vec_is_float_type(op->type)) ||
+        (a->type == op->type && copy_plain_type(a->type));
+    return types && op->ne[0] == a->ne[0] && op->ne[1] == b->ne[0] && op->ne[2] == b->ne[1] && op->ne[3] == b->ne[2] &&
+        b->ne[3] == 1 && a->ne[2] > 0 && a->ne[3] > 0 && b->ne[1] % a->ne[2] == 0 && b->ne[2] % a->ne[3] == 0;
+}
+
+static enum ggml_status get_rows_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst,
+        const struct ggml_vec_funcs * vf) {
+    const struct ggml_tensor * a = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    int64_t r0, r1;
+    ggml_cpu_split_range(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t i1, i2, i3;
+        ggml_vec_row_index(dst->ne, r, &i1, &i2, &i3);
+        const int64_t idx = read_index(b, i1, i2, i3);
+        if (idx < 0 || idx >= a->ne[1]) {
+            GGML_LOG_ERROR("%s: node '%s': index %lld at (%lld, %lld, %lld) of '%s' is outside the %lld rows of '%s'\n",
+                    __func__, dst->name, (long long) idx, (long long) i1, (long long) i2, (long long) i3, b->name,
+                    (long long) a->ne[1], a->name);
+            return GGML_STATUS_FAILED;
+        }
+        const char * ar = copy_row_ptr(a, idx, i2 % a->ne[2], i3 % a->ne[3]);
+        copy_convert(vf, dst->type, copy_row_ptr(dst, i1, i2, i3), dst->nb[0], a->type, ar, a->nb[0], dst->ne[0]);
+    }
+    return GGML_STATUS_SUCCESS;
+}
+
+//
+// SET_ROWS: src0 = b (rows) [n, k, m2, m3], src1 = c (I32/I64 indices) [k, c2, c3], the result is a
+// view of a [n, rows, m2, m3]; row i of b in (i2, i3) goes to row c(i, i2 % c2, i3 % c3) of a.
+//
+
+static bool set_rows_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * b = op->src[0];
+    const struct ggml_tensor * c = op->src[1];
+    if (b == NULL || c == NULL || !index_type_ok(c->type)) {
+        return false;
+    }
+    const bool types = (ggml_vec_is_float_type(b->type) && ggml_vec_is_float_type(op->type)) ||
+        (b->type == op->type && copy_plain_type(b->type));
+    return types && op->ne[0] == b->ne[0] && op->ne[2] == b->ne[2] && op->ne[3] == b->ne[3] && c->ne[0] == b->ne[1] &&
+        c->ne[3] == 1 && c->ne[1] > 0 && c->ne[2] > 0 && b->ne[2] % c->ne[1] == 0 && b->ne[3] % c->ne[2] == 0;
+}
+
+static enum ggml_status set_rows_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst,
+        const struct ggml_vec_funcs * vf) {
+    const struct ggml_tensor * b = dst->src[0];
+    const struct ggml_tensor * c = dst->src[1];
+    int64_t r0, r1;
+    ggml_cpu_split_range(ggml_nrows(b), params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t i, i2, i3;
+        ggml_vec_row_index(b->ne, r, &i, &i2, &i3);
+        const int64_t idx = read_index(c, i, i2 % c->ne[1], i3 % c->ne[2]);
+        if (idx < 0 || idx >= dst->ne[1]) {
+            GGML_LOG_ERROR("%s: node '%s': index %lld for row %lld of (%lld, %lld) is outside the %lld rows of the destination\n",
+                    __func__, dst->name, (long long) idx, (long long) i, (long long) i2, (long long) i3, (long long) dst->ne[1]);
+            return GGML_STATUS_FAILED;
+        }
+        copy_convert(vf, dst->type, copy_row_ptr(dst, idx, i2, i3), dst->nb[0], b->type, copy_row_ptr(b, i, i2, i3),
+                b->nb[0], b->ne[0]);
+    }
+    return GGML_STATUS_SUCCESS;
+}
+
+//
+// PAD: i32[0..7] = lp0, rp0, ..., lp3, rp3; zeros outside a; i32[8] != 0: circular (a repeats)
+//
+
+static bool pad_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    if (a == NULL || a->type != op->type || !copy_plain_type(op->type)) {
+        return false;
+    }
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        const int32_t lp = ggml_get_op_params_i32(op, 2*d);
+        const int32_t rp = ggml_get_op_params_i32(op, 2*d + 1);
+        if (lp < 0 || rp < 0 || op->ne[d] != a->ne[d] + lp + rp) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void pad_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * a = dst->src[0];
+    const size_t es       = ggml_type_size(dst->type);
+    const bool   circular = ggml_get_op_params_i32(dst, 8) != 0;
+    int64_t lp[4];
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        lp[d] = ggml_get_op_params_i32(dst, 2*d);
+    }
+    int64_t r0, r1;
+    ggml_cpu_split_range(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t idx[4] = { 0, 0, 0, 0 };
+        ggml_vec_row_index(dst->ne, r, &idx[1], &idx[2], &idx[3]);
+        char * yr = copy_row_ptr(dst, idx[1], idx[2], idx[3]);
+        bool inside = a->ne[0] > 0;
+        int64_t j[4] = { 0, 0, 0, 0 };
+        for (int d = 1; d < GGML_MAX_DIMS; d++) {
+            j[d] = idx[d] - lp[d];
+            if (circular && a->ne[d] > 0) {
+                j[d] = ((j[d] % a->ne[d]) + a->ne[d]) % a->ne[d];
+            }
+            inside = inside && j[d] >= 0 && j[d] < a->ne[d];
+        }
+        if (!inside) {
+            ggml_vec_zero_elems(yr, dst->nb[0], dst->ne[0], es);
+            continue;
+        }
+        const char * ar = copy_row_ptr(a, j[1], j[2], j[3]);
+        if (circular) {
+            for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
+                const int64_t s = (((i0 - lp[0]) % a->ne[0]) + a->ne[0]) % a->ne[0];
+                memcpy(yr + i0*dst->nb[0], ar + s*a->nb[0], es);
+            }
+            continue;
+        }
+        ggml_vec_zero_elems(yr, dst->nb[0], lp[0], es);
+        ggml_vec_copy_elems(yr + lp[0]*dst->nb[0], dst->nb[0], ar, a->nb[0], a->ne[0], es);
+        ggml_vec_zero_elems(yr + (lp[0] + a->ne[0])*dst->nb[0], dst->nb[0], dst->ne[0] - lp[0] - a->ne[0], es);
+    }
+}
+
+//
+// family entry points
+//
+
+bool ggml_cpu_copy_supports(const struct ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_DUP:
+        case GGML_OP_CPY:
+        case GGML_OP_CONT:
+            return dup_supports(op);
+        case GGML_OP_GET_ROWS:
+            return get_rows_supports(op);
+        case GGML_OP_SET_ROWS:
+            return set_rows_supports(op);
+        case GGML_OP_PAD:
+            return pad_supports(op);
+        default:
+            return false;
+    }
+}
+
+size_t ggml_cpu_copy_work_size(const struct ggml_tensor * op, int n_threads) {
+    GGML_UNUSED(op);
+    GGML_UNUSED(n_threads);
+    return 0;
+}
+
+int ggml_cpu_copy_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    const struct ggml_tensor * moved = op->op == GGML_OP_SET_ROWS ? op->src[0] : op;
+    const int64_t n = moved != NULL ? ggml_nelements(moved) : 0;
+    return n < COPY_MIN_ELEMS ? 1 : n_threads;
+}
+
+enum ggml_status ggml_cpu_copy_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_vec_funcs * vf = ggml_vec_get(params->use_ref);
+    if (!ggml_cpu_copy_supports(op)) {
+        if (params->ith == 0) {
+            GGML_LOG_ERROR("%s: cannot compute %s (node '%s', type %s, shape [%lld, %lld, %lld, %lld])\n", __func__,
+                    ggml_op_desc(op), op->name, ggml_type_name(op->type),
+                    (long long) op->ne[0], (long long) op->ne[1], (long long) op->ne[2], (long long) op->ne[3]);
+        }
+        return GGML_STATUS_FAILED;
+    }
+    switch (op->op) {
+        case GGML_OP_GET_ROWS:
+            return get_rows_forward(params, op, vf);
+        case GGML_OP_SET_ROWS:
+            return set_rows_forward(params, op, vf);
+        case GGML_OP_PAD:
+            pad_forward(params, op);
+            return GGML_STATUS_SUCCESS;
+        default:
+            dup_forward(params, op, vf);
+            return GGML_STATUS_SUCCESS;
+    }
+}

@@ -1,0 +1,259 @@
+// The matrix-product family of the CPU backend: MUL_MAT and OUT_PROD.
+//
+// Both are computed as C[m][n] = sum_k B(m, k) * A(n, k) per matrix (see matmul-impl.h):
+//   MUL_MAT : A = src0 (the weights, [K, N, ...]), B = src1 ([K, M, ...]), C = dst [N, M, ...]
+//   OUT_PROD: A(n, k) = src0(n, k), B(m, k) = src1(m, k), C = dst [N = src0->ne0, M = src1->ne0, ...]
+// with src0 broadcast over src1's dims 2 and 3. Two paths:
+//   * GEMM: the output is cut into items (batch x column block x row block), pulled by the threads
+//     with the shared chunk counter; each item is a packed, cache-blocked product computed with
+//     the thread's own packing buffers (ggml_mm_gemm_block).
+//   * GEMV (at most GGML_MM_GEMV_M rows of B, A rows contiguous along k): memory-bound, every
+//     weight row streamed once; items are chunks of A's rows.
+
+#include "ggml-cpu-impl.h"
+#include "ggml-cpu-isa.h"
+#include "matmul-impl.h"
+
+#include <string.h>
+
+// A plan of one node, computed the same way by work_size (n_threads) and forward (nth).
+struct mm_plan {
+    struct ggml_mm_src a;    // strides of A within one matrix
+    struct ggml_mm_src b;
+    int64_t M, N, K;
+    int64_t ne2, ne3;        // batch dims of dst
+    int64_t r2, r3;          // broadcast ratios (dst batch -> A batch)
+    int64_t a_nb2, a_nb3;    // batch strides (bytes)
+    int64_t b_nb2, b_nb3;
+    int64_t c_nb2, c_nb3;
+    int64_t ldc;             // floats
+    bool    gemv;
+    bool    b_direct;        // GEMV: B rows usable in place (F32, contiguous along k)
+    int64_t n_blk, nci;      // GEMM column blocks / GEMV row chunks and their size
+    int64_t m_blk, mci;      // GEMM row blocks
+    int64_t n_items;
+};
+
+static int64_t mm_cdiv(int64_t a, int64_t b) {
+    return (a + b - 1)/b;
+}
+
+static bool mm_type_ok(enum ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
+}
+
+// shapes consistent with the op's definition (docs/op-params.md)
+static bool mm_shapes_ok(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    if (a->ne[2] <= 0 || a->ne[3] <= 0 || b->ne[2] % a->ne[2] != 0 || b->ne[3] % a->ne[3] != 0) {
+        return false;
+    }
+    if (op->op == GGML_OP_MUL_MAT) {
+        return a->ne[0] == b->ne[0] && op->ne[0] == a->ne[1] && op->ne[1] == b->ne[1] &&
+               op->ne[2] == b->ne[2] && op->ne[3] == b->ne[3];
+    }
+    return a->ne[1] == b->ne[1] && op->ne[0] == a->ne[0] && op->ne[1] == b->ne[0] &&
+           op->ne[2] == b->ne[2] && op->ne[3] == b->ne[3];
+}
+
+bool ggml_cpu_matmul_supports(const struct ggml_tensor * op) {
+    if (op == NULL || (op->op != GGML_OP_MUL_MAT && op->op != GGML_OP_OUT_PROD)) {
+        return false;
+    }
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    if (a == NULL || b == NULL || op->type != GGML_TYPE_F32 || !mm_type_ok(a->type) || !mm_type_ok(b->type)) {
+        return false;
+    }
+    // results are written with float rows; any stride of the sources is read through the packers
+    if (op->nb[0] != sizeof(float) || op->nb[1] % sizeof(float) != 0) {
+        return false;
+    }
+    return mm_shapes_ok(op);
+}
+
+static void mm_make_plan(const struct ggml_tensor * op, int nth, struct mm_plan * p) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    memset(p, 0, sizeof(*p));
+    p->a.type = a->type;
+    p->b.type = b->type;
+    if (op->op == GGML_OP_MUL_MAT) {
+        p->K = a->ne[0];
+        p->a.s_r = (int64_t) a->nb[1]; p->a.s_k = (int64_t) a->nb[0];
+        p->b.s_r = (int64_t) b->nb[1]; p->b.s_k = (int64_t) b->nb[0];
+    } else {
+        p->K = a->ne[1];
+        p->a.s_r = (int64_t) a->nb[0]; p->a.s_k = (int64_t) a->nb[1];
+        p->b.s_r = (int64_t) b->nb[0]; p->b.s_k = (int64_t) b->nb[1];
+    }
+    p->N   = op->ne[0];
+    p->M   = op->ne[1];
+    p->ne2 = op->ne[2];
+    p->ne3 = op->ne[3];
+    p->r2  = b->ne[2]/a->ne[2];
+    p->r3  = b->ne[3]/a->ne[3];
+    p->a_nb2 = (int64_t) a->nb[2]; p->a_nb3 = (int64_t) a->nb[3];
+    p->b_nb2 = (int64_t) b->nb[2]; p->b_nb3 = (int64_t) b->nb[3];
+    p->c_nb2 = (int64_t) op->nb[2]; p->c_nb3 = (int64_t) op->nb[3];
+    p->ldc   = (int64_t) (op->nb[1]/sizeof(float));
+
+    const int64_t nbatch = p->ne2*p->ne3;
+    if (p->M <= 0 || p->N <= 0 || nbatch <= 0) {
+        p->n_items = 0;
+        return;
+    }
+
+    p->gemv = p->M <= GGML_MM_GEMV_M && p->K > 0 && p->a.s_k == (int64_t) ggml_mm_type_size(a->type);
+    if (p->gemv) {
+        // B rows used in place: F32, contiguous along k, float-aligned (views may start anywhere)
+        p->b_direct = p->b.type == GGML_TYPE_F32 && p->b.s_k == (int64_t) sizeof(float) &&
+                      ((uintptr_t) b->data | (uintptr_t) b->nb[1] | (uintptr_t) b->nb[2] | (uintptr_t) b->nb[3]) % sizeof(float) == 0;
+        // row chunks: enough of them for the dynamic split to even out, each still long
+        const int64_t want = (int64_t) nth*8;
+        int64_t chunk = mm_cdiv(p->N, MAX((int64_t) 1, mm_cdiv(want, nbatch)));
+        chunk = MAX(chunk, (int64_t) 16);
+        p->nci   = chunk;
+        p->n_blk = mm_cdiv(p->N, chunk);
+        p->m_blk = 1;
+        p->mci   = p->M;
+    } else {
+        int64_t nblk = mm_cdiv(p->N, GGML_MM_NC);
+        if (nbatch == 1 && nth > 1 && nblk < (int64_t) nth*8) {
+            // whole rounds of column blocks, so that no thread waits for the last one
+            nblk = MIN(mm_cdiv(nblk, nth)*nth, MAX((int64_t) 1, p->N/64));
+        }
+        int64_t nci = mm_cdiv(p->N, nblk);
+        nci  = MIN((int64_t) GGML_MM_NC, mm_cdiv(nci, 32)*32);
+        nblk = mm_cdiv(p->N, nci);
+        int64_t mblk = 1;
+        if (nblk*nbatch < nth) {
+            mblk = MIN(mm_cdiv(nth, nblk*nbatch), mm_cdiv(p->M, 24));
+            mblk = MAX(mblk, (int64_t) 1);
+        }
+        // rows in multiples of 12 (a multiple of every kernel's MR)
+        int64_t mci = mm_cdiv(mm_cdiv(p->M, mblk), 12)*12;
+        mblk = mm_cdiv(p->M, mci);
+        p->nci = nci; p->n_blk = nblk;
+        p->mci = mci; p->m_blk = mblk;
+    }
+    p->n_items = nbatch*p->n_blk*p->m_blk;
+}
+
+// floats of scratch per thread, rounded to a cache line
+static size_t mm_thread_floats(const struct mm_plan * p) {
+    size_t n = 0;
+    if (p->gemv) {
+        n = p->b_direct ? 0 : (size_t) p->M*(size_t) p->K;
+    } else {
+        n = GGML_MM_GEMM_SCRATCH;
+    }
+    return (n + 15) & ~(size_t) 15;
+}
+
+size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
+    struct mm_plan p;
+    const int nth = MAX(1, n_threads);
+    mm_make_plan(op, nth, &p);
+    if (p.n_items == 0) {
+        return 0;
+    }
+    return mm_thread_floats(&p)*sizeof(float)*(size_t) nth;
+}
+
+int ggml_cpu_matmul_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    struct mm_plan p;
+    const int nth = MAX(1, n_threads);
+    mm_make_plan(op, nth, &p);
+    return (int) MAX((int64_t) 1, MIN((int64_t) nth, p.n_items));
+}
+
+static void mm_batch_srcs(const struct mm_plan * p, const struct ggml_tensor * op, int64_t batch,
+                          struct ggml_mm_src * a, struct ggml_mm_src * b, float ** c) {
+    const int64_t i2 = batch % p->ne2;
+    const int64_t i3 = batch / p->ne2;
+    *a = p->a;
+    *b = p->b;
+    a->data = (const char *) op->src[0]->data + (i2/p->r2)*p->a_nb2 + (i3/p->r3)*p->a_nb3;
+    b->data = (const char *) op->src[1]->data + i2*p->b_nb2 + i3*p->b_nb3;
+    *c = (float *)(void *)((char *) op->data + i2*p->c_nb2 + i3*p->c_nb3);
+}
+
+static void mm_zero_dst(const struct mm_plan * p, const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    // K == 0: every product is an empty sum
+    const int64_t rows = p->M*p->ne2*p->ne3;
+    int64_t r0, r1;
+    ggml_cpu_split_range(rows, params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t m = r % p->M, batch = r / p->M;
+        float * c;
+        struct ggml_mm_src a, b;
+        mm_batch_srcs(p, op, batch, &a, &b, &c);
+        memset(c + m*p->ldc, 0, (size_t) p->N*sizeof(float));
+    }
+}
+
+enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    if (!ggml_cpu_matmul_supports(op)) {
+        GGML_LOG_ERROR("%s: %s of %s x %s into %s is not supported\n", __func__, ggml_op_desc(op),
+                       op->src[0] ? ggml_type_name(op->src[0]->type) : "NULL",
+                       op->src[1] ? ggml_type_name(op->src[1]->type) : "NULL", ggml_type_name(op->type));
+        return GGML_STATUS_FAILED;
+    }
+    struct mm_plan p;
+    mm_make_plan(op, params->nth, &p);
+    if (p.n_items == 0) {
+        return GGML_STATUS_SUCCESS;
+    }
+    if (p.K == 0) {
+        mm_zero_dst(&p, params, op);
+        return GGML_STATUS_SUCCESS;
+    }
+
+    const size_t per_thread = mm_thread_floats(&p);
+    if (per_thread*sizeof(float)*(size_t) params->nth > params->wsize || (per_thread > 0 && params->wdata == NULL)) {
+        GGML_LOG_ERROR("%s: %s: work buffer of %zu bytes, need %zu\n", __func__, op->name,
+                       params->wsize, per_thread*sizeof(float)*(size_t) params->nth);
+        return GGML_STATUS_FAILED;
+    }
+    float * scratch = per_thread ? (float *) params->wdata + per_thread*(size_t) params->ith : NULL;
+
+    const struct ggml_mm_kernels * kr = params->use_ref ? ggml_mm_kernels_portable() : ggml_mm_kernels_for(ggml_cpu_isa());
+
+    const int64_t per_batch = p.n_blk*p.m_blk;
+    int64_t       converted = -1; // GEMV: batch whose B rows sit in scratch
+    for (int64_t it = ggml_cpu_chunk_next(params->threadpool); it < p.n_items; it = ggml_cpu_chunk_next(params->threadpool)) {
+        const int64_t batch = it / per_batch;
+        const int64_t rest  = it % per_batch;
+        struct ggml_mm_src a, b;
+        float * c;
+        mm_batch_srcs(&p, op, batch, &a, &b, &c);
+
+        if (p.gemv) {
+            const int64_t n0 = rest*p.nci;
+            const int64_t nn = MIN(p.nci, p.N - n0);
+            const float * brow[GGML_MM_GEMV_M];
+            for (int64_t m = 0; m < p.M; m++) {
+                if (p.b_direct) {
+                    brow[m] = (const float *)(const void *)(b.data + m*b.s_r);
+                } else {
+                    float * dstrow = scratch + m*p.K;
+                    if (converted != batch) {
+                        ggml_mm_load_f32(b.type, b.data + m*b.s_r, b.s_k, p.K, dstrow);
+                    }
+                    brow[m] = dstrow;
+                }
+            }
+            converted = batch;
+            kr->gemv(&a, n0, nn, p.K, brow, (int) p.M, c + n0, p.ldc);
+        } else {
+            const int64_t nb_i = rest / p.m_blk;
+            const int64_t mb_i = rest % p.m_blk;
+            const int64_t n0 = nb_i*p.nci, nn = MIN(p.nci, p.N - n0);
+            const int64_t m0 = mb_i*p.mci, mm = MIN(p.mci, p.M - m0);
+            ggml_mm_gemm_block(kr, &a, &b, m0, mm, n0, nn, p.K, c + m0*p.ldc + n0, p.ldc, scratch);
+        }
+    }
+    return GGML_STATUS_SUCCESS;
+}
