@@ -24,9 +24,10 @@ build_and_test() { # dir, extra cmake args...
 }
 
 mkdir -p build
-# sanitizers: leaks, out-of-bounds accesses and undefined behaviour fail the tests
+# sanitizers: leaks, out-of-bounds accesses and undefined behaviour fail the tests. This build is
+# also the portable one (no -march=native): SIMD kernels are reached only through run-time dispatch.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    build_and_test build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=address,undefined
+    build_and_test build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=address,undefined -DGGML_NATIVE=OFF
 
 # the optimized build last, so that its ctest summary is the closing line
 build_and_test build/release -DCMAKE_BUILD_TYPE=Release
