@@ -309,6 +309,8 @@ static enum ggml_status get_rows_forward(const struct ggml_compute_params * para
 //
 // SET_ROWS: src0 = b (rows) [n, k, m2, m3], src1 = c (I32/I64 indices) [k, c2, c3], the result is a
 // view of a [n, rows, m2, m3]; row i of b in (i2, i3) goes to row c(i, i2 % c2, i3 % c3) of a.
+// When an index repeats within one (i2, i3), one thread gives the last of those rows (as the
+// reference does); several threads may give any of them.
 //
 
 static bool set_rows_supports(const struct ggml_tensor * op) {

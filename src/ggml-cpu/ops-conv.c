@@ -1,0 +1,335 @@
+// CPU kernels of the conv family: IM2COL (1-D and 2-D, result F32 or F16), CONV_2D (direct),
+// POOL_2D (MAX, AVG). Semantics as docs/op-params.md and tests/ref/ref-conv.c. Data may be F32,
+// F16 or BF16 and is read through its strides (views and permutations are fine).
+//
+// CONV_2D: the kernel is widened to a float matrix [OC][IC*KH*KW] in the shared work buffer (all
+// threads convert a share, then meet at a barrier; skipped for a contiguous F32 kernel), then
+// every thread takes tiles of output positions, gathers the tile's im2col columns into its own
+// scratch and computes each output as a SIMD dot product of a kernel row with a column.
+
+#include "ops-nn-simd.h"
+
+#include <float.h>
+#include <string.h>
+
+//
+// geometry shared by IM2COL and CONV_2D
+//
+
+struct conv_geom {
+    int64_t IW, IH, IC, N;       // data
+    int64_t KW, KH;              // kernel window
+    int64_t OW, OH;              // output positions
+    int64_t s0, s1, p0, p1, d0, d1;
+    size_t  nb_w, nb_h, nb_c, nb_n; // data strides (bytes)
+};
+
+static void conv_geom_params(const struct ggml_tensor * op, struct conv_geom * g) {
+    g->s0 = ggml_get_op_params_i32(op, 0); g->s1 = ggml_get_op_params_i32(op, 1);
+    g->p0 = ggml_get_op_params_i32(op, 2); g->p1 = ggml_get_op_params_i32(op, 3);
+    g->d0 = ggml_get_op_params_i32(op, 4); g->d1 = ggml_get_op_params_i32(op, 5);
+}
+
+// one im2col column (K = IC*KH*KW floats) for output position (ox, oy) of image n
+static void conv_gather(const struct conv_geom * g, const struct ggml_tensor * b, int64_t ox, int64_t oy, int64_t n, float * col) {
+    const char * base = (const char *) b->data + n*g->nb_n;
+    const bool f32_rows = b->type == GGML_TYPE_F32;
+    for (int64_t ic = 0; ic < g->IC; ic++) {
+        for (int64_t kh = 0; kh < g->KH; kh++) {
+            float * out = col + (ic*g->KH + kh)*g->KW;
+            const int64_t iy = oy*g->s1 + kh*g->d1 - g->p1;
+            if (iy < 0 || iy >= g->IH) {
+                memset(out, 0, (size_t) g->KW*sizeof(float));
+                continue;
+            }
+            const char * row = base + ic*g->nb_c + iy*g->nb_h;
+            for (int64_t kw = 0; kw < g->KW; kw++) {
+                const int64_t ix = ox*g->s0 + kw*g->d0 - g->p0;
+                if (ix < 0 || ix >= g->IW) {
+                    out[kw] = 0.0f;
+                } else if (f32_rows) {
+                    out[kw] = *(const float *) (row + ix*g->nb_w);
+                } else {
+                    out[kw] = nn_load_elem(b->type, row + ix*g->nb_w);
+                }
+            }
+        }
+    }
+}
+
+//
+// IM2COL: kernel [KW, KH, IC, OC] (shape only), data [IW, IH, IC, N] -> [IC*KH*KW, OW, OH, N];
+// 1-D: kernel [KW, IC, OC], data [IW, IC, N] -> [IC*KW, OW, N]
+//
+
+static bool im2col_geom(const struct ggml_tensor * op, struct conv_geom * g) {
+    const struct ggml_tensor * k = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    conv_geom_params(op, g);
+    const bool is_2d = ggml_get_op_params_i32(op, 6) == 1;
+    g->IW = b->ne[0];
+    g->IH = is_2d ? b->ne[1] : 1;
+    g->IC = is_2d ? b->ne[2] : b->ne[1];
+    g->N  = is_2d ? b->ne[3] : b->ne[2];
+    g->KW = k->ne[0];
+    g->KH = is_2d ? k->ne[1] : 1;
+    g->OW = op->ne[1];
+    g->OH = is_2d ? op->ne[2] : 1;
+    g->nb_w = b->nb[0];
+    g->nb_h = is_2d ? b->nb[1] : 0;
+    g->nb_c = is_2d ? b->nb[2] : b->nb[1];
+    g->nb_n = is_2d ? b->nb[3] : b->nb[2];
+    if (!is_2d) {
+        g->s1 = 1; g->p1 = 0; g->d1 = 1;
+    }
+    const int64_t n_out = is_2d ? op->ne[3] : op->ne[2];
+    return op->ne[0] == g->IC*g->KH*g->KW && n_out == g->N && (is_2d || (op->ne[3] == 1 && b->ne[3] == 1));
+}
+
+static bool im2col_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    if (k == NULL || b == NULL || !ggml_vec_is_float_type(b->type)) {
+        return false;
+    }
+    if (op->type != GGML_TYPE_F32 && op->type != GGML_TYPE_F16) {
+        return false;
+    }
+    struct conv_geom g;
+    return im2col_geom(op, &g);
+}
+
+static void im2col_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * b = op->src[1];
+    const nn_vf vf = ggml_vec_get(params->use_ref);
+    struct conv_geom g;
+    im2col_geom(op, &g);
+    const bool is_2d = ggml_get_op_params_i32(op, 6) == 1;
+    const int64_t K = op->ne[0];
+    const bool direct = op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float);
+    float * tmp = (float *) ((char *) params->wdata + (size_t) params->ith*GGML_PAD((size_t) K*sizeof(float), GGML_CPU_CACHE_LINE));
+
+    // output rows (ow, oh, n)
+    int64_t r0, r1;
+    ggml_cpu_split_range(g.OW*g.OH*g.N, params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t ow = r % g.OW;
+        const int64_t oh = (r / g.OW) % g.OH;
+        const int64_t n  = r / (g.OW*g.OH);
+        char * dst = (char *) op->data + ow*op->nb[1] + (is_2d ? oh*op->nb[2] + n*op->nb[3] : n*op->nb[2]);
+        float * col = direct ? (float *) dst : tmp;
+        conv_gather(&g, b, ow, oh, n, col);
+        if (!direct) {
+            ggml_vec_store_f32(vf, op->type, dst, op->nb[0], K, col);
+        }
+    }
+}
+
+//
+// CONV_2D: kernel [KW, KH, IC, OC], data [IW, IH, IC, N] -> F32 [OW, OH, OC, N]
+//
+
+static void conv2d_geom(const struct ggml_tensor * op, struct conv_geom * g) {
+    const struct ggml_tensor * k = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    conv_geom_params(op, g);
+    g->IW = b->ne[0]; g->IH = b->ne[1]; g->IC = b->ne[2]; g->N = b->ne[3];
+    g->KW = k->ne[0]; g->KH = k->ne[1];
+    g->OW = op->ne[0]; g->OH = op->ne[1];
+    g->nb_w = b->nb[0]; g->nb_h = b->nb[1]; g->nb_c = b->nb[2]; g->nb_n = b->nb[3];
+}
+
+static bool conv2d_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    if (k == NULL || b == NULL || !ggml_vec_is_float_type(k->type) || !ggml_vec_is_float_type(b->type)) {
+        return false;
+    }
+    return op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float) &&
+           k->ne[2] == b->ne[2] && op->ne[2] == k->ne[3] && op->ne[3] == b->ne[3];
+}
+
+// whether the kernel can be used as the float matrix [OC][K] as it is
+static bool conv2d_kernel_direct(const struct ggml_tensor * k) {
+    return k->type == GGML_TYPE_F32 && ggml_is_contiguous(k);
+}
+
+// positions per tile: about 64 KiB of columns, 1..64 positions
+static int64_t conv2d_tile(int64_t K) {
+    int64_t P = (int64_t) (64*1024/sizeof(float)) / (K > 0 ? K : 1);
+    return P < 1 ? 1 : (P > 64 ? 64 : P);
+}
+
+static size_t conv2d_kernel_bytes(const struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    if (conv2d_kernel_direct(k)) {
+        return 0;
+    }
+    return GGML_PAD((size_t) (k->ne[0]*k->ne[1]*k->ne[2]*k->ne[3])*sizeof(float), GGML_CPU_CACHE_LINE);
+}
+
+static size_t conv2d_thread_bytes(const struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    const int64_t K = k->ne[0]*k->ne[1]*k->ne[2];
+    return GGML_PAD((size_t) (conv2d_tile(K)*K)*sizeof(float), GGML_CPU_CACHE_LINE);
+}
+
+static void conv2d_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    const nn_vf vf = ggml_vec_get(params->use_ref);
+    struct conv_geom g;
+    conv2d_geom(op, &g);
+    const int64_t OC = k->ne[3];
+    const int64_t K  = g.KW*g.KH*g.IC;
+    const int64_t P  = conv2d_tile(K);
+
+    const float * kf = (const float *) k->data;
+    const size_t kbytes = conv2d_kernel_bytes(op);
+    if (kbytes > 0) {
+        // widen the kernel: row oc holds (ic*KH + kh)*KW + kw; every thread a share of the rows
+        float * kw = (float *) params->wdata;
+        int64_t o0, o1;
+        ggml_cpu_split_range(OC, params->ith, params->nth, &o0, &o1);
+        for (int64_t oc = o0; oc < o1; oc++) {
+            for (int64_t ic = 0; ic < g.IC; ic++) {
+                for (int64_t kh = 0; kh < g.KH; kh++) {
+                    const char * src = (const char *) k->data + kh*k->nb[1] + ic*k->nb[2] + oc*k->nb[3];
+                    ggml_vec_load_f32(vf, k->type, src, k->nb[0], g.KW, kw + oc*K + (ic*g.KH + kh)*g.KW);
+                }
+            }
+        }
+        ggml_cpu_barrier(params->threadpool);
+        kf = kw;
+    }
+    float * cols = (float *) ((char *) params->wdata + kbytes + (size_t) params->ith*conv2d_thread_bytes(op));
+
+    const int64_t n_pos   = g.OW*g.OH;
+    const int64_t n_tiles = (n_pos + P - 1) / P;
+    const int64_t n_items = n_tiles*g.N;
+    for (int64_t it = ggml_cpu_chunk_next(params->threadpool); it < n_items; it = ggml_cpu_chunk_next(params->threadpool)) {
+        const int64_t n  = it / n_tiles;
+        const int64_t q0 = (it % n_tiles)*P;
+        const int64_t np = n_pos - q0 < P ? n_pos - q0 : P;
+        for (int64_t pp = 0; pp < np; pp++) {
+            const int64_t q = q0 + pp;
+            conv_gather(&g, b, q % g.OW, q / g.OW, n, cols + pp*K);
+        }
+        for (int64_t oc = 0; oc < OC; oc++) {
+            const float * krow = kf + oc*K;
+            char * dplane = (char *) op->data + oc*op->nb[2] + n*op->nb[3];
+            for (int64_t pp = 0; pp < np; pp++) {
+                const int64_t q = q0 + pp;
+                float * out = (float *) (dplane + (q % g.OW)*op->nb[0] + (q / g.OW)*op->nb[1]);
+                *out = vf->dot_f32(K, krow, cols + pp*K);
+            }
+        }
+    }
+}
+
+//
+// POOL_2D: a [IW, IH, C, N] -> F32 [OW, OH, C, N]; window at (ox*s0 - p0, oy*s1 - p1) of k0 x k1;
+// MAX of the in-bounds elements (-FLT_MAX if none), AVG = their sum / (k0*k1)
+//
+
+static bool pool2d_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    if (a == NULL || !ggml_vec_is_float_type(a->type) || op->type != GGML_TYPE_F32) {
+        return false;
+    }
+    const int pop = ggml_get_op_params_i32(op, 0);
+    const int k0 = ggml_get_op_params_i32(op, 1), k1 = ggml_get_op_params_i32(op, 2);
+    return (pop == GGML_OP_POOL_MAX || pop == GGML_OP_POOL_AVG) && k0 >= 1 && k1 >= 1 &&
+           op->ne[2] == a->ne[2] && op->ne[3] == a->ne[3];
+}
+
+static void pool2d_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const int     pop = ggml_get_op_params_i32(op, 0);
+    const int64_t k0 = ggml_get_op_params_i32(op, 1), k1 = ggml_get_op_params_i32(op, 2);
+    const int64_t s0 = ggml_get_op_params_i32(op, 3), s1 = ggml_get_op_params_i32(op, 4);
+    const int64_t p0 = ggml_get_op_params_i32(op, 5), p1 = ggml_get_op_params_i32(op, 6);
+    const int64_t IW = a->ne[0], IH = a->ne[1];
+    const int64_t OW = op->ne[0], OH = op->ne[1];
+    const bool is_max = pop == GGML_OP_POOL_MAX;
+    const bool f32 = a->type == GGML_TYPE_F32;
+    const double inv_area = 1.0/(double) (k0*k1);
+
+    // output rows (oy, c, n)
+    int64_t r0, r1;
+    ggml_cpu_split_range(OH*op->ne[2]*op->ne[3], params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t oy = r % OH;
+        const int64_t c  = (r / OH) % op->ne[2];
+        const int64_t n  = r / (OH*op->ne[2]);
+        const char * plane = (const char *) a->data + c*a->nb[2] + n*a->nb[3];
+        char * drow = (char *) op->data + oy*op->nb[1] + c*op->nb[2] + n*op->nb[3];
+        const int64_t y0 = oy*s1 - p1;
+        const int64_t ya = y0 < 0 ? 0 : y0;
+        const int64_t yb = y0 + k1 < IH ? y0 + k1 : IH;
+        for (int64_t ox = 0; ox < OW; ox++) {
+            const int64_t x0 = ox*s0 - p0;
+            const int64_t xa = x0 < 0 ? 0 : x0;
+            const int64_t xb = x0 + k0 < IW ? x0 + k0 : IW;
+            float mx = -FLT_MAX;
+            double sum = 0.0;
+            for (int64_t y = ya; y < yb; y++) {
+                const char * row = plane + y*a->nb[1];
+                for (int64_t x = xa; x < xb; x++) {
+                    const float v = f32 ? *(const float *) (row + x*a->nb[0]) : nn_load_elem(a->type, row + x*a->nb[0]);
+                    if (is_max) {
+                        mx = v > mx ? v : mx;
+                    } else {
+                        sum += v;
+                    }
+                }
+            }
+            *(float *) (drow + ox*op->nb[0]) = is_max ? mx : (float) (sum*inv_area);
+        }
+    }
+}
+
+//
+// family entry points
+//
+
+bool ggml_cpu_conv_supports(const struct ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_IM2COL:  return im2col_supports(op);
+        case GGML_OP_CONV_2D: return conv2d_supports(op);
+        case GGML_OP_POOL_2D: return pool2d_supports(op);
+        default:              return false;
+    }
+}
+
+size_t ggml_cpu_conv_work_size(const struct ggml_tensor * op, int n_threads) {
+    switch (op->op) {
+        case GGML_OP_IM2COL:
+            return GGML_PAD((size_t) op->ne[0]*sizeof(float), GGML_CPU_CACHE_LINE)*(size_t) n_threads;
+        case GGML_OP_CONV_2D:
+            return conv2d_kernel_bytes(op) + conv2d_thread_bytes(op)*(size_t) n_threads;
+        default:
+            return 0;
+    }
+}
+
+int ggml_cpu_conv_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    int64_t n;
+    switch (op->op) {
+        case GGML_OP_IM2COL:  n = op->ne[1]*op->ne[2]*op->ne[3]; break;
+        case GGML_OP_CONV_2D: return n_threads; // it may meet at a barrier: every thread takes part
+        default:              n = op->ne[1]*op->ne[2]*op->ne[3]; break;
+    }
+    return n < 1 ? 1 : (n < n_threads ? (int) n : n_threads);
+}
+
+enum ggml_status ggml_cpu_conv_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_IM2COL:  im2col_forward(params, op); return GGML_STATUS_SUCCESS;
+        case GGML_OP_CONV_2D: conv2d_forward(params, op); return GGML_STATUS_SUCCESS;
+        case GGML_OP_POOL_2D: pool2d_forward(params, op); return GGML_STATUS_SUCCESS;
+        default:
+            GGML_LOG_ERROR("%s: op %s does not belong to the conv family\n", __func__, ggml_op_desc(op));
+            return GGML_STATUS_FAILED;
+    }
+}

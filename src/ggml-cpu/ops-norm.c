@@ -1,0 +1,354 @@
+// CPU kernels of the norm family: NORM, RMS_NORM, L2_NORM, GROUP_NORM, SOFT_MAX, DIAG_MASK_INF,
+// DIAG_MASK_ZERO (F32). Semantics as docs/op-params.md and tests/ref (ref-norm.c, ref-softmax.c).
+//
+// Rows are read through nb1..nb3 (any layout); a row whose elements are not adjacent
+// (nb0 != sizeof(float)) goes through a per-thread scratch row. Work is split across threads by
+// rows (GROUP_NORM: by (group, i3) pairs).
+
+#include "ops-nn-simd.h"
+
+#include <math.h>
+#include <string.h>
+
+// per-thread scratch: two rows of ne0 floats, each rounded up to a cache line
+static size_t norm_row_bytes(int64_t ne0) {
+    return GGML_PAD((size_t) ne0*sizeof(float), GGML_CPU_CACHE_LINE);
+}
+
+
+static bool norm_same_shape_f32(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    return a != NULL && a->type == GGML_TYPE_F32 && op->type == GGML_TYPE_F32 && ggml_are_same_shape(a, op);
+}
+
+static bool norm_softmax_supports(const struct ggml_tensor * op) {
+    if (!norm_same_shape_f32(op)) {
+        return false;
+    }
+    const struct ggml_tensor * a     = op->src[0];
+    const struct ggml_tensor * mask  = op->src[1];
+    const struct ggml_tensor * sinks = op->src[2];
+    if (mask != NULL) {
+        if ((mask->type != GGML_TYPE_F32 && mask->type != GGML_TYPE_F16) || mask->nb[0] != ggml_type_size(mask->type)) {
+            return false;
+        }
+        if (mask->ne[0] != a->ne[0] || mask->ne[1] < a->ne[1] || mask->ne[2] <= 0 || mask->ne[3] <= 0 ||
+            a->ne[2] % mask->ne[2] != 0 || a->ne[3] % mask->ne[3] != 0) {
+            return false;
+        }
+    }
+    if (sinks != NULL) {
+        if (sinks->type != GGML_TYPE_F32 || !ggml_is_contiguous(sinks) || ggml_nelements(sinks) < a->ne[2]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ggml_cpu_norm_supports(const struct ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_NORM:
+        case GGML_OP_RMS_NORM:
+        case GGML_OP_L2_NORM:
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_DIAG_MASK_ZERO:
+            return norm_same_shape_f32(op);
+        case GGML_OP_GROUP_NORM:
+            return norm_same_shape_f32(op) && ggml_get_op_params_i32(op, 0) >= 1;
+        case GGML_OP_SOFT_MAX:
+            return norm_softmax_supports(op);
+        default:
+            return false;
+    }
+}
+
+size_t ggml_cpu_norm_work_size(const struct ggml_tensor * op, int n_threads) {
+    switch (op->op) {
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_DIAG_MASK_ZERO:
+            return 0;
+        default:
+            return 2*norm_row_bytes(op->src[0]->ne[0])*(size_t) n_threads;
+    }
+}
+
+static int64_t norm_n_items(const struct ggml_tensor * op) {
+    if (op->op == GGML_OP_GROUP_NORM) {
+        const int64_t n_groups = ggml_get_op_params_i32(op, 0);
+        return n_groups*op->ne[3];
+    }
+    return op->ne[1]*op->ne[2]*op->ne[3];
+}
+
+int ggml_cpu_norm_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    const int64_t n = norm_n_items(op);
+    return n < 1 ? 1 : (n < n_threads ? (int) n : n_threads);
+}
+
+// scratch rows of thread ith
+static float * norm_scratch(const struct ggml_compute_params * params, int64_t ne0, int k) {
+    const size_t rb = norm_row_bytes(ne0);
+    return (float *) ((char *) params->wdata + (2*(size_t) params->ith + (size_t) k)*rb);
+}
+
+//
+// NORM, RMS_NORM, L2_NORM
+//
+
+static void norm_rows(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const nn_vf   vf  = ggml_vec_get(params->use_ref);
+    const float   eps = ggml_get_op_params_f32(op, 0);
+    const int64_t n   = a->ne[0];
+    if (n == 0) {
+        return;
+    }
+    const bool a_contig = a->nb[0] == sizeof(float);
+    const bool d_contig = op->nb[0] == sizeof(float);
+    float * tmp = norm_scratch(params, n, 0);
+
+    int64_t r0, r1;
+    ggml_cpu_split_range(a->ne[1]*a->ne[2]*a->ne[3], params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i1 = r % a->ne[1];
+        const int64_t i2 = (r / a->ne[1]) % a->ne[2];
+        const int64_t i3 = r / (a->ne[1]*a->ne[2]);
+        const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
+        char       * dst = (char *) op->data + i1*op->nb[1] + i2*op->nb[2] + i3*op->nb[3];
+
+        const float * x = (const float *) src;
+        if (!a_contig) {
+            ggml_vec_load_f32(vf, GGML_TYPE_F32, src, a->nb[0], n, tmp);
+            x = tmp;
+        }
+        float * y = d_contig ? (float *) dst : tmp;
+
+        double scale;
+        switch (op->op) {
+            case GGML_OP_NORM: {
+                // centre first (into y), then the variance of the centred row
+                const float mean = (float) (vf->sum_f32(n, x) / (double) n);
+                vf->scale_f32(n, y, x, 1.0f, -mean);
+                const double var = vf->sumsq_f32(n, y) / (double) n;
+                scale = 1.0/sqrt(var + eps);
+                x = y;
+            } break;
+            case GGML_OP_RMS_NORM:
+                scale = 1.0/sqrt(vf->sumsq_f32(n, x) / (double) n + eps);
+                break;
+            default: { // L2_NORM
+                const double norm = sqrt(vf->sumsq_f32(n, x));
+                scale = 1.0/(norm > eps ? norm : (double) eps);
+            } break;
+        }
+        vf->scale_f32(n, y, x, (float) scale, 0.0f);
+        if (!d_contig) {
+            ggml_vec_store_f32(vf, GGML_TYPE_F32, dst, op->nb[0], n, y);
+        }
+    }
+}
+
+//
+// GROUP_NORM: channels (dim 2) in groups of ceil(C/n_groups); one work item per (group, i3)
+//
+
+// calls of the three passes over the elements of one group
+enum group_pass { GROUP_SUM, GROUP_VAR, GROUP_WRITE };
+
+static double group_pass(nn_vf vf, const struct ggml_tensor * a, struct ggml_tensor * op, float * tmp,
+        int64_t c0, int64_t c1, int64_t i3, enum group_pass pass, float mean, float scale) {
+    const int64_t n = a->ne[0];
+    const bool a_contig = a->nb[0] == sizeof(float);
+    const bool d_contig = op->nb[0] == sizeof(float);
+    double acc = 0.0;
+    for (int64_t i2 = c0; i2 < c1; i2++) {
+        for (int64_t i1 = 0; i1 < a->ne[1]; i1++) {
+            const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
+            const float * x = (const float *) src;
+            if (!a_contig) {
+                ggml_vec_load_f32(vf, GGML_TYPE_F32, src, a->nb[0], n, tmp);
+                x = tmp;
+            }
+            switch (pass) {
+                case GROUP_SUM:
+                    acc += vf->sum_f32(n, x);
+                    break;
+                case GROUP_VAR:
+                    vf->scale_f32(n, tmp, x, 1.0f, -mean);
+                    acc += vf->sumsq_f32(n, tmp);
+                    break;
+                case GROUP_WRITE: {
+                    char * dst = (char *) op->data + i1*op->nb[1] + i2*op->nb[2] + i3*op->nb[3];
+                    float * y = d_contig ? (float *) dst : tmp;
+                    vf->scale_f32(n, y, x, 1.0f, -mean);
+                    vf->scale_f32(n, y, y, scale, 0.0f);
+                    if (!d_contig) {
+                        ggml_vec_store_f32(vf, GGML_TYPE_F32, dst, op->nb[0], n, y);
+                    }
+                } break;
+            }
+        }
+    }
+    return acc;
+}
+
+static void norm_group(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const nn_vf   vf       = ggml_vec_get(params->use_ref);
+    const int64_t n_groups = ggml_get_op_params_i32(op, 0);
+    const float   eps      = ggml_get_op_params_f32(op, 1);
+    const int64_t C        = a->ne[2];
+    const int64_t per      = (C + n_groups - 1) / n_groups;
+    float * tmp = norm_scratch(params, a->ne[0], 0);
+
+    int64_t w0, w1;
+    ggml_cpu_split_range(n_groups*a->ne[3], params->ith, params->nth, &w0, &w1);
+    for (int64_t w = w0; w < w1; w++) {
+        const int64_t g  = w % n_groups;
+        const int64_t i3 = w / n_groups;
+        const int64_t c0 = g*per;
+        const int64_t c1 = c0 + per < C ? c0 + per : C;
+        if (c0 >= c1) {
+            continue;
+        }
+        const double count = (double) (a->ne[0]*a->ne[1]*(c1 - c0));
+        if (count == 0.0) {
+            continue;
+        }
+        const float mean = (float) (group_pass(vf, a, op, tmp, c0, c1, i3, GROUP_SUM, 0.0f, 0.0f) / count);
+        const double var = group_pass(vf, a, op, tmp, c0, c1, i3, GROUP_VAR, mean, 0.0f) / count;
+        group_pass(vf, a, op, tmp, c0, c1, i3, GROUP_WRITE, mean, (float) (1.0/sqrt(var + eps)));
+    }
+}
+
+//
+// SOFT_MAX: w = a*scale + slope(head)*mask; result = e^w / (sum e^w + e^sink)
+//
+
+static void norm_soft_max(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * a     = op->src[0];
+    const struct ggml_tensor * mask  = op->src[1];
+    const struct ggml_tensor * sinks = op->src[2];
+    const nn_vf   vf       = ggml_vec_get(params->use_ref);
+    const float   scale    = ggml_get_op_params_f32(op, 0);
+    const float   max_bias = ggml_get_op_params_f32(op, 1);
+    const int64_t n        = a->ne[0];
+    if (n == 0) {
+        return;
+    }
+    const bool a_contig = a->nb[0] == sizeof(float);
+    const bool d_contig = op->nb[0] == sizeof(float);
+    float * tmp  = norm_scratch(params, n, 0);
+    float * mtmp = norm_scratch(params, n, 1);
+
+    int64_t r0, r1;
+    ggml_cpu_split_range(a->ne[1]*a->ne[2]*a->ne[3], params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i1 = r % a->ne[1];
+        const int64_t i2 = (r / a->ne[1]) % a->ne[2];
+        const int64_t i3 = r / (a->ne[1]*a->ne[2]);
+        const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
+        char       * dst = (char *) op->data + i1*op->nb[1] + i2*op->nb[2] + i3*op->nb[3];
+
+        const float * x = (const float *) src;
+        float       * y = d_contig ? (float *) dst : tmp;
+        if (!a_contig) {
+            ggml_vec_load_f32(vf, GGML_TYPE_F32, src, a->nb[0], n, y);
+            x = y;
+        }
+
+        const float * m = NULL;
+        float slope = 1.0f;
+        if (mask != NULL) {
+            const char * mrow = (const char *) mask->data + i1*mask->nb[1] + (i2 % mask->ne[2])*mask->nb[2] +
+                                (i3 % mask->ne[3])*mask->nb[3];
+            if (mask->type == GGML_TYPE_F16) {
+                ggml_vec_load_f32(vf, GGML_TYPE_F16, mrow, sizeof(ggml_fp16_t), n, mtmp);
+                m = mtmp;
+            } else {
+                m = (const float *) mrow;
+            }
+            slope = nn_alibi_slope(max_bias, a->ne[2], i2);
+        }
+        vf->scale_f32(n, y, x, scale, 0.0f);
+        if (m != NULL) {
+            vf->mad_f32(n, y, m, slope);
+        }
+
+        float mx = vf->max_f32(n, y);
+        float sink = -INFINITY;
+        if (sinks != NULL) {
+            sink = ((const float *) sinks->data)[i2];
+            mx = sink > mx ? sink : mx;
+        }
+        double sum = vf->soft_max_f32(n, y, y, mx);
+        if (sinks != NULL) {
+            sum += exp((double) sink - mx);
+        }
+        vf->scale_f32(n, y, y, (float) (1.0/sum), 0.0f);
+        if (!d_contig) {
+            ggml_vec_store_f32(vf, GGML_TYPE_F32, dst, op->nb[0], n, y);
+        }
+    }
+}
+
+//
+// DIAG_MASK_INF / DIAG_MASK_ZERO: element (i0, i1) with i0 > n_past + i1 replaced
+//
+
+static void norm_diag_mask(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const int64_t n_past = ggml_get_op_params_i32(op, 0);
+    const float   value  = op->op == GGML_OP_DIAG_MASK_INF ? -INFINITY : 0.0f;
+    const int64_t n      = a->ne[0];
+
+    int64_t r0, r1;
+    ggml_cpu_split_range(a->ne[1]*a->ne[2]*a->ne[3], params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i1 = r % a->ne[1];
+        const int64_t i2 = (r / a->ne[1]) % a->ne[2];
+        const int64_t i3 = r / (a->ne[1]*a->ne[2]);
+        const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
+        char       * dst = (char *) op->data + i1*op->nb[1] + i2*op->nb[2] + i3*op->nb[3];
+        // elements [0, keep) are copied, the rest replaced
+        int64_t keep = n_past + i1 + 1;
+        keep = keep < 0 ? 0 : (keep > n ? n : keep);
+        if (a->nb[0] == sizeof(float) && op->nb[0] == sizeof(float)) {
+            if (src != dst) {
+                memmove(dst, src, (size_t) keep*sizeof(float));
+            }
+            float * y = (float *) dst;
+            for (int64_t i0 = keep; i0 < n; i0++) {
+                y[i0] = value;
+            }
+        } else {
+            for (int64_t i0 = 0; i0 < n; i0++) {
+                const float v = i0 < keep ? *(const float *) (src + i0*a->nb[0]) : value;
+                *(float *) (dst + i0*op->nb[0]) = v;
+            }
+        }
+    }
+}
+
+enum ggml_status ggml_cpu_norm_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_NORM:
+        case GGML_OP_RMS_NORM:
+        case GGML_OP_L2_NORM:
+            norm_rows(params, op);
+            return GGML_STATUS_SUCCESS;
+        case GGML_OP_GROUP_NORM:
+            norm_group(params, op);
+            return GGML_STATUS_SUCCESS;
+        case GGML_OP_SOFT_MAX:
+            norm_soft_max(params, op);
+            return GGML_STATUS_SUCCESS;
+        case GGML_OP_DIAG_MASK_INF:
+        case GGML_OP_DIAG_MASK_ZERO:
+            norm_diag_mask(params, op);
+            return GGML_STATUS_SUCCESS;
+        default:
+            GGML_LOG_ERROR("%s: op %s does not belong to the norm family\n", __func__, ggml_op_desc(op));
+            return GGML_STATUS_FAILED;
+    }
+}

@@ -1,0 +1,382 @@
+// CPU kernel of the rope family: ROPE for F32 and F16 rows, modes NORMAL, NEOX, MROPE, IMROPE and
+// VISION, optional frequency factors, YaRN. Semantics as docs/op-params.md and tests/ref/ref-rope.c.
+//
+// Each thread first tabulates what depends only on the pair index p (which of the four positions
+// the pair uses, its inverse frequency pow(theta_scale, exponent)/freq_factor and its YaRN mix),
+// then walks its rows; for each new token (i2) it fills a cos/sin cache (angles in double, stored
+// as float) that serves the ne1 rows (heads) of that token, and rotates rows with SIMD.
+
+#include "ops-nn-simd.h"
+
+#include <math.h>
+#include <string.h>
+
+#define ROPE_PI 3.14159265358979323846
+
+struct rope_params {
+    int     n_dims, mode, n_ctx_orig;
+    float   freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
+    int     sections[4];
+    bool    multi;    // MROPE, IMROPE or VISION: four positions per token
+    int64_t n_pairs;  // rotated pairs per row
+    int64_t half;     // distance between the two members of a pair (not NORMAL)
+};
+
+static bool rope_mode_known(int mode) {
+    return mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX || mode == GGML_ROPE_TYPE_MROPE ||
+           mode == GGML_ROPE_TYPE_IMROPE || mode == GGML_ROPE_TYPE_VISION;
+}
+
+static void rope_get_params(const struct ggml_tensor * op, struct rope_params * rp) {
+    rp->n_dims      = ggml_get_op_params_i32(op, 1);
+    rp->mode        = ggml_get_op_params_i32(op, 2);
+    rp->n_ctx_orig  = ggml_get_op_params_i32(op, 4);
+    rp->freq_base   = ggml_get_op_params_f32(op, 5);
+    rp->freq_scale  = ggml_get_op_params_f32(op, 6);
+    rp->ext_factor  = ggml_get_op_params_f32(op, 7);
+    rp->attn_factor = ggml_get_op_params_f32(op, 8);
+    rp->beta_fast   = ggml_get_op_params_f32(op, 9);
+    rp->beta_slow   = ggml_get_op_params_f32(op, 10);
+    for (int k = 0; k < 4; k++) {
+        rp->sections[k] = ggml_get_op_params_i32(op, 11 + k);
+    }
+    rp->multi = rp->mode == GGML_ROPE_TYPE_MROPE || rp->mode == GGML_ROPE_TYPE_IMROPE || rp->mode == GGML_ROPE_TYPE_VISION;
+    if (rp->mode == GGML_ROPE_TYPE_VISION) {
+        rp->n_pairs = op->src[0]->ne[0]/2;
+        rp->half    = rp->n_dims;
+    } else {
+        rp->n_pairs = rp->n_dims/2;
+        rp->half    = rp->n_dims/2;
+    }
+}
+
+bool ggml_cpu_rope_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a   = op->src[0];
+    const struct ggml_tensor * pos = op->src[1];
+    const struct ggml_tensor * ff  = op->src[2];
+    if (op->op != GGML_OP_ROPE || a == NULL || pos == NULL) {
+        return false;
+    }
+    if ((a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16) || op->type != a->type || !ggml_are_same_shape(a, op)) {
+        return false;
+    }
+    struct rope_params rp;
+    rope_get_params(op, &rp);
+    if (!rope_mode_known(rp.mode) || rp.n_dims <= 0 || rp.n_dims % 2 != 0 || rp.n_dims > a->ne[0]) {
+        return false;
+    }
+    if (rp.mode == GGML_ROPE_TYPE_VISION && 2*(int64_t) rp.n_dims != a->ne[0]) {
+        return false;
+    }
+    if (rp.multi) {
+        int64_t total = 0;
+        for (int k = 0; k < 4; k++) {
+            if (rp.sections[k] < 0) {
+                return false;
+            }
+            total += rp.sections[k];
+        }
+        if (total <= 0) {
+            return false;
+        }
+    }
+    if (pos->type != GGML_TYPE_I32 || !ggml_is_contiguous(pos) || ggml_nelements(pos) < (rp.multi ? 4 : 1)*a->ne[2]) {
+        return false;
+    }
+    if (ff != NULL && (ff->type != GGML_TYPE_F32 || !ggml_is_contiguous(ff) || ggml_nelements(ff) < rp.n_pairs)) {
+        return false;
+    }
+    return true;
+}
+
+// per-thread scratch, each piece rounded up to a cache line:
+//   inv   double [n_pairs]   inverse frequency of pair p (freq factor included)
+//   mix   double [n_pairs]   YaRN extrapolation mix of pair p
+//   which int    [n_pairs]   position (0..3) pair p rotates by
+//   cs    float  [2*ne0]     cos/sin cache of the current token
+//   row   float  [ne0]       a row converted to float
+struct rope_scratch {
+    double  * inv;
+    double  * mix;
+    int32_t * which;
+    float   * cs;
+    float   * row;
+};
+
+static size_t rope_pad(size_t n) {
+    return GGML_PAD(n, GGML_CPU_CACHE_LINE);
+}
+
+static size_t rope_thread_bytes(int64_t ne0, int64_t n_pairs) {
+    return 2*rope_pad((size_t) n_pairs*sizeof(double)) + rope_pad((size_t) n_pairs*sizeof(int32_t)) +
+           rope_pad((size_t) 2*ne0*sizeof(float)) + rope_pad((size_t) ne0*sizeof(float));
+}
+
+size_t ggml_cpu_rope_work_size(const struct ggml_tensor * op, int n_threads) {
+    struct rope_params rp;
+    rope_get_params(op, &rp);
+    return rope_thread_bytes(op->src[0]->ne[0], rp.n_pairs)*(size_t) n_threads;
+}
+
+int ggml_cpu_rope_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    const int64_t rows = op->ne[1]*op->ne[2]*op->ne[3];
+    return rows < 1 ? 1 : (rows < n_threads ? (int) rows : n_threads);
+}
+
+static struct rope_scratch rope_scratch_of(const struct ggml_compute_params * params, int64_t ne0, int64_t n_pairs) {
+    char * p = (char *) params->wdata + (size_t) params->ith*rope_thread_bytes(ne0, n_pairs);
+    struct rope_scratch s;
+    s.inv   = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.mix   = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.which = (int32_t *) p; p += rope_pad((size_t) n_pairs*sizeof(int32_t));
+    s.cs    = (float *)   p; p += rope_pad((size_t) 2*ne0*sizeof(float));
+    s.row   = (float *)   p;
+    return s;
+}
+
+// YaRN: the pair index at which a rotation of n_rot full turns spans the original context
+static double rope_corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base) {
+    return n_dims * log((double) n_ctx_orig / (n_rot * 2.0 * ROPE_PI)) / (2.0 * log(base));
+}
+
+// which position (0 t, 1 h, 2 w, 3 e) pair p of a multi-section mode rotates by
+static int rope_which(const struct rope_params * rp, int64_t p) {
+    const int * sec = rp->sections;
+    const int64_t sect_dims = (int64_t) sec[0] + sec[1] + sec[2] + sec[3];
+    const int64_t sector = p % sect_dims;
+    if (rp->mode == GGML_ROPE_TYPE_IMROPE) {
+        // interleaved: t, h, w repeat with period 3 while each section lasts
+        if (sector % 3 == 1 && sector < 3*(int64_t) sec[1]) return 1;
+        if (sector % 3 == 2 && sector < 3*(int64_t) sec[2]) return 2;
+        if (sector % 3 == 0 && sector < 3*(int64_t) sec[0]) return 0;
+        return 3;
+    }
+    if (sector >= sec[0] && sector < (int64_t) sec[0] + sec[1]) return 1;
+    if (sector >= (int64_t) sec[0] + sec[1] && sector < (int64_t) sec[0] + sec[1] + sec[2]) return 2;
+    if (sector >= (int64_t) sec[0] + sec[1] + sec[2]) return 3;
+    return 0;
+}
+
+// VISION: the frequency exponent of pair p restarts where the pair's section last started
+// (sections start at sectors 0, s0, s0+s1, s0+s1+s2; the first matching start names the
+// section that restarts at a sector)
+static int64_t rope_vision_exponent(const struct rope_params * rp, int64_t p, int which) {
+    const int * sec = rp->sections;
+    const int64_t sect_dims = (int64_t) sec[0] + sec[1] + sec[2] + sec[3];
+    const int64_t starts[4] = { 0, sec[0], (int64_t) sec[0] + sec[1], (int64_t) sec[0] + sec[1] + sec[2] };
+    for (int64_t q = p; q >= 0; q--) {
+        const int64_t sq = q % sect_dims;
+        int restarted = -1;
+        for (int k = 0; k < 4; k++) {
+            if (sq == starts[k]) {
+                restarted = k;
+                break;
+            }
+        }
+        if (restarted == which) {
+            return p - q;
+        }
+    }
+    return p;
+}
+
+// the per-pair tables; returns the magnitude factor
+static double rope_tables(const struct rope_params * rp, const struct ggml_tensor * ff, struct rope_scratch * s) {
+    const double theta_scale = pow((double) rp->freq_base, -2.0/rp->n_dims);
+    double corr0 = 0.0, corr1 = 0.0;
+    if (rp->ext_factor != 0.0f) {
+        const double start = floor(rope_corr_dim(rp->n_dims, rp->n_ctx_orig, rp->beta_fast, rp->freq_base));
+        const double end   = ceil (rope_corr_dim(rp->n_dims, rp->n_ctx_orig, rp->beta_slow, rp->freq_base));
+        corr0 = start > 0.0 ? start : 0.0;
+        corr1 = end < rp->n_dims - 1 ? end : rp->n_dims - 1;
+    }
+    const float * f = ff != NULL ? (const float *) ff->data : NULL;
+    for (int64_t p = 0; p < rp->n_pairs; p++) {
+        int which = 0;
+        int64_t exponent = p;
+        if (rp->multi) {
+            which = rope_which(rp, p);
+            if (rp->mode == GGML_ROPE_TYPE_VISION) {
+                exponent = rope_vision_exponent(rp, p, which);
+            }
+        }
+        s->which[p] = which;
+        s->inv[p]   = pow(theta_scale, (double) exponent) / (f != NULL ? (double) f[p] : 1.0);
+        double mix = 0.0;
+        if (rp->ext_factor != 0.0f) {
+            // 1 below corr0, 0 above corr1, linear in between
+            const double span = corr1 - corr0 > 0.001 ? corr1 - corr0 : 0.001;
+            double y = ((double) p - corr0) / span;
+            y = y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
+            mix = (1.0 - y)*rp->ext_factor;
+        }
+        s->mix[p] = mix;
+    }
+    double mscale = rp->attn_factor;
+    if (rp->ext_factor != 0.0f) {
+        mscale *= 1.0 + 0.1*log(1.0/rp->freq_scale);
+    }
+    return mscale;
+}
+
+// cos/sin cache of a token with positions pos[4]. NORMAL: cc[j], ss[j] for j < n_dims with the
+// pair's cos twice and its sin as (-s, s), so a row rotates as x*cc + swap_pairs(x)*ss.
+// Other modes: cos at cs[p], sin at cs[n_pairs + p].
+static void rope_cache(const struct rope_params * rp, const struct rope_scratch * s, const double pos[4], double mscale) {
+    const int64_t n = rp->n_pairs;
+    for (int64_t p = 0; p < n; p++) {
+        const double theta_extrap = pos[s->which[p]]*s->inv[p];
+        const double theta_interp = rp->freq_scale*theta_extrap;
+        const double mix = s->mix[p];
+        const double theta = mix == 0.0 ? theta_interp : theta_interp*(1.0 - mix) + theta_extrap*mix;
+        const float c = (float) (cos(theta)*mscale);
+        const float si = (float) (sin(theta)*mscale);
+        if (rp->mode == GGML_ROPE_TYPE_NORMAL) {
+            s->cs[2*p] = c;       s->cs[2*p + 1] = c;
+            s->cs[rp->n_dims + 2*p] = -si; s->cs[rp->n_dims + 2*p + 1] = si;
+        } else {
+            s->cs[p] = c;
+            s->cs[n + p] = si;
+        }
+    }
+}
+
+//
+// row rotations (y may be x)
+//
+
+#if GGML_CPU_X86
+GGML_TARGET_AVX2 static void rope_rot_normal_avx2(int64_t n, const float * x, float * y, const float * cc, const float * ss) {
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        const __m256 v = _mm256_loadu_ps(x + j);
+        const __m256 w = _mm256_permute_ps(v, 0xB1); // swap the two members of each pair
+        _mm256_storeu_ps(y + j, _mm256_fmadd_ps(v, _mm256_loadu_ps(cc + j), _mm256_mul_ps(w, _mm256_loadu_ps(ss + j))));
+    }
+    for (; j < n; j += 2) {
+        const float x0 = x[j], x1 = x[j + 1];
+        y[j]     = x0*cc[j] + x1*ss[j];
+        y[j + 1] = x1*cc[j + 1] + x0*ss[j + 1];
+    }
+}
+GGML_TARGET_AVX512 static void rope_rot_normal_avx512(int64_t n, const float * x, float * y, const float * cc, const float * ss) {
+    for (int64_t j = 0; j < n; j += 16) {
+        const __mmask16 k = n - j >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << (n - j)) - 1);
+        const __m512 v = _mm512_maskz_loadu_ps(k, x + j);
+        const __m512 w = _mm512_permute_ps(v, 0xB1);
+        _mm512_mask_storeu_ps(y + j, k, _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(k, cc + j),
+                                                        _mm512_mul_ps(w, _mm512_maskz_loadu_ps(k, ss + j))));
+    }
+}
+GGML_TARGET_AVX2 static void rope_rot_half_avx2(int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s) {
+    int64_t p = 0;
+    for (; p + 8 <= n; p += 8) {
+        const __m256 x0 = _mm256_loadu_ps(x + p), x1 = _mm256_loadu_ps(x + p + half);
+        const __m256 vc = _mm256_loadu_ps(c + p), vs = _mm256_loadu_ps(s + p);
+        _mm256_storeu_ps(y + p,        _mm256_fmsub_ps(x0, vc, _mm256_mul_ps(x1, vs)));
+        _mm256_storeu_ps(y + p + half, _mm256_fmadd_ps(x0, vs, _mm256_mul_ps(x1, vc)));
+    }
+    for (; p < n; p++) {
+        const float x0 = x[p], x1 = x[p + half];
+        y[p]        = x0*c[p] - x1*s[p];
+        y[p + half] = x0*s[p] + x1*c[p];
+    }
+}
+GGML_TARGET_AVX512 static void rope_rot_half_avx512(int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s) {
+    for (int64_t p = 0; p < n; p += 16) {
+        const __mmask16 k = n - p >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << (n - p)) - 1);
+        const __m512 x0 = _mm512_maskz_loadu_ps(k, x + p), x1 = _mm512_maskz_loadu_ps(k, x + p + half);
+        const __m512 vc = _mm512_maskz_loadu_ps(k, c + p), vs = _mm512_maskz_loadu_ps(k, s + p);
+        _mm512_mask_storeu_ps(y + p,        k, _mm512_fmsub_ps(x0, vc, _mm512_mul_ps(x1, vs)));
+        _mm512_mask_storeu_ps(y + p + half, k, _mm512_fmadd_ps(x0, vs, _mm512_mul_ps(x1, vc)));
+    }
+}
+#endif
+
+// NORMAL: adjacent pairs over the first n elements
+static void rope_rot_normal(enum ggml_cpu_isa_level isa, int64_t n, const float * x, float * y, const float * cc, const float * ss) {
+#if GGML_CPU_X86
+    if (isa >= GGML_CPU_ISA_AVX512) { rope_rot_normal_avx512(n, x, y, cc, ss); return; }
+    if (isa >= GGML_CPU_ISA_AVX2)   { rope_rot_normal_avx2(n, x, y, cc, ss);   return; }
+#endif
+    (void) isa;
+    for (int64_t j = 0; j < n; j += 2) {
+        const float x0 = x[j], x1 = x[j + 1];
+        y[j]     = x0*cc[j] + x1*ss[j];
+        y[j + 1] = x1*cc[j + 1] + x0*ss[j + 1];
+    }
+}
+
+// NEOX and the multi-section modes: pairs (p, p + half) for p < n
+static void rope_rot_half(enum ggml_cpu_isa_level isa, int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s) {
+#if GGML_CPU_X86
+    if (isa >= GGML_CPU_ISA_AVX512) { rope_rot_half_avx512(n, half, x, y, c, s); return; }
+    if (isa >= GGML_CPU_ISA_AVX2)   { rope_rot_half_avx2(n, half, x, y, c, s);   return; }
+#endif
+    (void) isa;
+    for (int64_t p = 0; p < n; p++) {
+        const float x0 = x[p], x1 = x[p + half];
+        y[p]        = x0*c[p] - x1*s[p];
+        y[p + half] = x0*s[p] + x1*c[p];
+    }
+}
+
+enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * a  = op->src[0];
+    const struct ggml_tensor * b  = op->src[1];
+    const struct ggml_tensor * ff = op->src[2];
+    const nn_vf vf = ggml_vec_get(params->use_ref);
+    const enum ggml_cpu_isa_level isa = vf->level;
+
+    struct rope_params rp;
+    rope_get_params(op, &rp);
+    const int64_t ne0 = a->ne[0], ne1 = a->ne[1], ne2 = a->ne[2];
+    struct rope_scratch s = rope_scratch_of(params, ne0, rp.n_pairs);
+    const double mscale = rope_tables(&rp, ff, &s);
+
+    // F32 rows with adjacent elements are rotated in place in memory; others go through s.row
+    const bool a_direct = a->type == GGML_TYPE_F32 && a->nb[0] == sizeof(float);
+    const bool d_direct = op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float);
+    const int32_t * positions = (const int32_t *) b->data;
+    const int64_t rot_end = rp.mode == GGML_ROPE_TYPE_VISION ? ne0 : rp.n_dims; // rotated elements
+
+    int64_t r0, r1;
+    ggml_cpu_split_range(ne1*ne2*op->ne[3], params->ith, params->nth, &r0, &r1);
+    int64_t cached_i2 = -1;
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i1 = r % ne1;
+        const int64_t i2 = (r / ne1) % ne2;
+        const int64_t i3 = r / (ne1*ne2);
+        if (i2 != cached_i2) {
+            double pos[4] = { positions[i2], 0.0, 0.0, 0.0 };
+            if (rp.multi) {
+                for (int k = 1; k < 4; k++) {
+                    pos[k] = positions[i2 + k*ne2];
+                }
+            }
+            rope_cache(&rp, &s, pos, mscale);
+            cached_i2 = i2;
+        }
+        const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
+        char       * dst = (char *) op->data + i1*op->nb[1] + i2*op->nb[2] + i3*op->nb[3];
+        const float * x = (const float *) src;
+        if (!a_direct) {
+            ggml_vec_load_f32(vf, a->type, src, a->nb[0], ne0, s.row);
+            x = s.row;
+        }
+        float * y = d_direct ? (float *) dst : s.row;
+
+        if (rp.mode == GGML_ROPE_TYPE_NORMAL) {
+            rope_rot_normal(isa, rp.n_dims, x, y, s.cs, s.cs + rp.n_dims);
+        } else {
+            rope_rot_half(isa, rp.n_pairs, rp.half, x, y, s.cs, s.cs + rp.n_pairs);
+        }
+        if (x != y && rot_end < ne0) {
+            memmove(y + rot_end, x + rot_end, (size_t) (ne0 - rot_end)*sizeof(float));
+        }
+        if (!d_direct) {
+            ggml_vec_store_f32(vf, op->type, dst, op->nb[0], ne0, y);
+        }
+    }
+    return GGML_STATUS_SUCCESS;
+}
