@@ -1,0 +1,244 @@
+// backend-ops: the "REF" device, a backend that computes every node with the double-precision
+// reference (tests/ref) in host memory, optionally with a deliberate fault in the last node.
+//
+// It serves two purposes: running the whole case table against it checks the table and the
+// runner themselves (every case must pass), and its faults check that the runner detects wrong
+// values, NaN, unwritten elements, out-of-bounds writes, modified inputs, failed computations
+// and wrong indices (backend-ops selftest).
+
+#include "bops.h"
+#include "ggml-backend-impl.h"
+#include "ggml-ref.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static enum bops_fault g_fault = BOPS_FAULT_NONE; // the tool is single-threaded
+
+const char * bops_fault_name(enum bops_fault fault) {
+    switch (fault) {
+        case BOPS_FAULT_NONE:    return "none";
+        case BOPS_FAULT_NOISE:   return "noise";
+        case BOPS_FAULT_NAN:     return "nan";
+        case BOPS_FAULT_SKIP:    return "skip";
+        case BOPS_FAULT_OOB:     return "oob";
+        case BOPS_FAULT_INPUT:   return "input";
+        case BOPS_FAULT_STATUS:  return "status";
+        case BOPS_FAULT_OUTSIDE: return "outside";
+        case BOPS_FAULT_SWAP:    return "swap";
+        default:                 return "?";
+    }
+}
+
+void bops_refdev_set_fault(enum bops_fault fault) {
+    g_fault = fault;
+}
+
+// Perturbs the reference values of the last node as the fault says; returns how many values to
+// store (the SKIP fault leaves the last one unwritten).
+static int64_t ref_apply_value_fault(double * v, int64_t n) {
+    switch (g_fault) {
+        case BOPS_FAULT_NOISE:
+            for (int64_t i = 0; i < n; i++) {
+                v[i] = v[i] * (1.0 + ((i & 1) ? 0.05 : -0.05)) + ((i & 1) ? 1e-3 : -1e-3);
+            }
+            return n;
+        case BOPS_FAULT_NAN:
+            v[n/2] = NAN;
+            return n;
+        case BOPS_FAULT_SKIP:
+            return n - 1;
+        case BOPS_FAULT_SWAP:
+            if (n >= 2) {
+                const double t = v[0];
+                v[0] = v[1];
+                v[1] = t;
+            }
+            return n;
+        default:
+            return n;
+    }
+}
+
+// Faults that write memory they must not: past the result, into an input, outside a view result.
+static void ref_apply_memory_fault(const struct ggml_tensor * node) {
+    if (g_fault == BOPS_FAULT_OOB && node->view_src == NULL) {
+        // the first byte after the result's allocation: where the next tensor (a sentinel) starts
+        const size_t align = ggml_backend_buft_get_alignment(ggml_backend_cpu_buffer_type());
+        const size_t end = (ggml_nbytes(node) + align - 1) / align * align;
+        ((unsigned char *) node->data)[end] ^= 0x5A;
+    } else if (g_fault == BOPS_FAULT_INPUT && node->src[0] != NULL && node->src[0]->data != NULL) {
+        ((unsigned char *) node->src[0]->data)[0] ^= 0x5A;
+    } else if (g_fault == BOPS_FAULT_OUTSIDE && node->view_src != NULL && node->view_offs > 0) {
+        ((unsigned char *) node->data)[-1] ^= 0x5A;
+    }
+}
+
+static enum ggml_status ref_graph_compute(ggml_backend_t backend, struct ggml_cgraph * graph) {
+    (void) backend;
+    if (g_fault == BOPS_FAULT_STATUS) {
+        return GGML_STATUS_FAILED;
+    }
+    const int n_nodes = ggml_graph_n_nodes(graph);
+    for (int i = 0; i < n_nodes; i++) {
+        struct ggml_tensor * node = ggml_graph_node(graph, i);
+        if (bops_is_view_op(node->op)) {
+            continue;
+        }
+        const int64_t n = ggml_nelements(node);
+        double * v = malloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
+        char err[256] = "";
+        if (v == NULL || !ggml_ref_compute(node, v, err, sizeof(err))) {
+            fprintf(stderr, "REF: %s: %s\n", ggml_op_desc(node), v == NULL ? "out of memory" : err);
+            free(v);
+            return GGML_STATUS_FAILED;
+        }
+        const bool last = i == n_nodes - 1;
+        const int64_t n_store = last ? ref_apply_value_fault(v, n) : n;
+        const bool ok = bops_store_tensor(node, v, n_store);
+        free(v);
+        if (!ok) {
+            return GGML_STATUS_FAILED;
+        }
+        if (last) {
+            ref_apply_memory_fault(node);
+        }
+    }
+    return GGML_STATUS_SUCCESS;
+}
+
+static const char * ref_backend_name(ggml_backend_t backend) {
+    (void) backend;
+    return "REF";
+}
+
+static void ref_backend_free(ggml_backend_t backend) {
+    free(backend);
+}
+
+static ggml_guid g_ref_guid = { 0x62, 0x6f, 0x70, 0x73, 0x2d, 0x72, 0x65, 0x66, 0x2d, 0x64, 0x65, 0x76, 0x69, 0x63, 0x65, 0x01 };
+
+static const struct ggml_backend_i ref_backend_i = {
+    /* .get_name            = */ ref_backend_name,
+    /* .free                = */ ref_backend_free,
+    /* .set_tensor_async    = */ NULL,
+    /* .get_tensor_async    = */ NULL,
+    /* .set_tensor_2d_async = */ NULL,
+    /* .get_tensor_2d_async = */ NULL,
+    /* .cpy_tensor_async    = */ NULL,
+    /* .synchronize         = */ NULL,
+    /* .graph_plan_create   = */ NULL,
+    /* .graph_plan_free     = */ NULL,
+    /* .graph_plan_update   = */ NULL,
+    /* .graph_plan_compute  = */ NULL,
+    /* .graph_compute       = */ ref_graph_compute,
+    /* .event_record        = */ NULL,
+    /* .event_wait          = */ NULL,
+    /* .graph_optimize      = */ NULL,
+};
+
+static const char * ref_dev_name(ggml_backend_dev_t dev) {
+    (void) dev;
+    return "REF";
+}
+
+static const char * ref_dev_description(ggml_backend_dev_t dev) {
+    (void) dev;
+    return "double-precision reference (backend-ops)";
+}
+
+static void ref_dev_memory(ggml_backend_dev_t dev, size_t * free_mem, size_t * total) {
+    (void) dev;
+    *free_mem = 0;
+    *total = 0;
+}
+
+static enum ggml_backend_dev_type ref_dev_type(ggml_backend_dev_t dev) {
+    (void) dev;
+    return GGML_BACKEND_DEVICE_TYPE_ACCEL;
+}
+
+static void ref_dev_props(ggml_backend_dev_t dev, struct ggml_backend_dev_props * props) {
+    props->name = ref_dev_name(dev);
+    props->description = ref_dev_description(dev);
+    props->type = ref_dev_type(dev);
+}
+
+static ggml_backend_t ref_dev_init(ggml_backend_dev_t dev, const char * params) {
+    (void) params;
+    ggml_backend_t backend = calloc(1, sizeof(*backend));
+    if (backend != NULL) {
+        backend->guid = &g_ref_guid;
+        backend->iface = ref_backend_i;
+        backend->device = dev;
+    }
+    return backend;
+}
+
+static ggml_backend_buffer_type_t ref_dev_buffer_type(ggml_backend_dev_t dev) {
+    (void) dev;
+    return ggml_backend_cpu_buffer_type();
+}
+
+static bool ref_dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * op) {
+    (void) dev;
+    return bops_is_view_op(op->op) || ggml_ref_supports(op);
+}
+
+static bool ref_dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft) {
+    (void) dev;
+    return ggml_backend_buft_is_host(buft);
+}
+
+static const struct ggml_backend_device_i ref_device_i = {
+    /* .get_name             = */ ref_dev_name,
+    /* .get_description      = */ ref_dev_description,
+    /* .get_memory           = */ ref_dev_memory,
+    /* .get_type             = */ ref_dev_type,
+    /* .get_props            = */ ref_dev_props,
+    /* .init_backend         = */ ref_dev_init,
+    /* .get_buffer_type      = */ ref_dev_buffer_type,
+    /* .get_host_buffer_type = */ NULL,
+    /* .buffer_from_host_ptr = */ NULL,
+    /* .supports_op          = */ ref_dev_supports_op,
+    /* .supports_buft        = */ ref_dev_supports_buft,
+    /* .offload_op           = */ NULL,
+    /* .event_new            = */ NULL,
+    /* .event_free           = */ NULL,
+    /* .event_synchronize    = */ NULL,
+};
+
+static struct ggml_backend_reg g_ref_reg;
+
+static struct ggml_backend_device g_ref_device = {
+    /* .iface   = */ ref_device_i,
+    /* .reg     = */ &g_ref_reg,
+    /* .context = */ NULL,
+};
+
+static const char * ref_reg_name(ggml_backend_reg_t reg) {
+    (void) reg;
+    return "REF";
+}
+
+static size_t ref_reg_dev_count(ggml_backend_reg_t reg) {
+    (void) reg;
+    return 1;
+}
+
+static ggml_backend_dev_t ref_reg_dev_get(ggml_backend_reg_t reg, size_t index) {
+    (void) reg;
+    return index == 0 ? &g_ref_device : NULL;
+}
+
+static struct ggml_backend_reg g_ref_reg = {
+    /* .api_version = */ GGML_BACKEND_API_VERSION,
+    /* .iface       = */ { ref_reg_name, ref_reg_dev_count, ref_reg_dev_get, NULL },
+    /* .context     = */ NULL,
+};
+
+ggml_backend_reg_t bops_refdev_reg(void) {
+    return &g_ref_reg;
+}
