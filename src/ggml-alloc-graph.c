@@ -783,7 +783,8 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
     if (galloc->n_bufs > 1) {
         // the buffer of each tensor comes from the last reserve_n, by position in the graph
         if (!galloc->have_ids || galloc->n_node_ids != graph->n_nodes || galloc->n_leaf_ids != graph->n_leafs) {
-            GGML_LOG_ERROR("%s: the graph (%d nodes, %d leafs) differs from the one reserved; with %d buffers, "
+            // DEBUG, as in the family: callers such as the scheduler take this as "reserve again"
+            GGML_LOG_DEBUG("%s: the graph (%d nodes, %d leafs) differs from the one reserved; with %d buffers, "
                     "call ggml_gallocr_reserve_n with it first\n", __func__, graph->n_nodes, graph->n_leafs, galloc->n_bufs);
             return false;
         }
@@ -800,7 +801,7 @@ bool ggml_gallocr_alloc_graph(ggml_gallocr_t galloc, struct ggml_cgraph * graph)
     }
     if (!fits) {
         if (galloc->n_bufs > 1) {
-            GGML_LOG_ERROR("%s: the graph needs larger buffers than reserved; with %d buffers, call ggml_gallocr_reserve_n with it first\n",
+            GGML_LOG_DEBUG("%s: the graph needs larger buffers than reserved; with %d buffers, call ggml_gallocr_reserve_n with it first\n",
                     __func__, galloc->n_bufs);
             return false;
         }

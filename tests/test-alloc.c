@@ -1006,13 +1006,14 @@ static void test_multi_buffer(void) {
     TEST_CHECK(ggml_gallocr_get_buffer_size(galloc, 3) == 0);
     test_log_capture_end();
 
-    // another graph shape: refused until reserved
+    // another graph shape: refused until reserved; a debug message (not an error: the scheduler
+    // takes this refusal as "reserve again") says why
     struct ggml_context * ctx2 = new_ctx(256);
     struct ggml_cgraph * gf2 = build_chain(ctx2, 64, 12);
     test_log_capture_begin();
     TEST_CHECK(!ggml_gallocr_alloc_graph(galloc, gf2));
     test_log_capture_end();
-    TEST_CHECK(test_log_error_count() > 0);
+    TEST_CHECK(test_log_error_count() == 0 && strstr(test_log_text(), "ggml_gallocr_reserve_n") != NULL);
     TEST_CHECK(ggml_gallocr_reserve_n(galloc, gf2, NULL, NULL));
     TEST_CHECK(ggml_gallocr_alloc_graph(galloc, gf2));
 
