@@ -13,34 +13,7 @@
 extern "C" {
 #endif
 
-    //
-    // Thread pools (the family declares these in ggml.h)
-    //
-
-    enum ggml_sched_priority {
-        GGML_SCHED_PRIO_LOW = -1,
-        GGML_SCHED_PRIO_NORMAL,
-        GGML_SCHED_PRIO_MEDIUM,
-        GGML_SCHED_PRIO_HIGH,
-        GGML_SCHED_PRIO_REALTIME
-    };
-
-    // Fill with ggml_threadpool_params_default() or ggml_threadpool_params_init().
-    struct ggml_threadpool_params {
-        bool                     cpumask[GGML_MAX_N_THREADS]; // CPUs the threads may run on (all false: no affinity set)
-        int                      n_threads;                   // threads of the pool, the caller included
-        enum ggml_sched_priority prio;                        // thread priority (best effort)
-        uint32_t                 poll;                        // 0: sleep at once when idle ... 100: spin longest
-        bool                     strict_cpu;                  // one CPU of the mask per thread
-        bool                     paused;                      // create the pool paused
-    };
-
-    struct ggml_threadpool;
-    typedef struct ggml_threadpool * ggml_threadpool_t;
-
-    GGML_BACKEND_API struct ggml_threadpool_params ggml_threadpool_params_default(int n_threads);
-    GGML_BACKEND_API void                          ggml_threadpool_params_init   (struct ggml_threadpool_params * p, int n_threads);
-    GGML_BACKEND_API bool                          ggml_threadpool_params_match  (const struct ggml_threadpool_params * p0, const struct ggml_threadpool_params * p1);
+    // thread pool parameters (struct ggml_threadpool_params and its helpers) are in ggml.h
 
     // the compute plan that ggml_graph_plan() prepares for ggml_graph_compute()
     struct ggml_cplan {

@@ -874,6 +874,68 @@ extern "C" {
     GGML_API void ggml_flash_attn_ext_add_sinks(struct ggml_tensor * a, struct ggml_tensor * sinks);
 
     //
+    // Thread pool parameters (the pools themselves are made by ggml-cpu.h's ggml_threadpool_new)
+    //
+
+    enum ggml_sched_priority {
+        GGML_SCHED_PRIO_LOW = -1,
+        GGML_SCHED_PRIO_NORMAL,
+        GGML_SCHED_PRIO_MEDIUM,
+        GGML_SCHED_PRIO_HIGH,
+        GGML_SCHED_PRIO_REALTIME
+    };
+
+    // Fill with ggml_threadpool_params_default() or ggml_threadpool_params_init().
+    struct ggml_threadpool_params {
+        bool                     cpumask[GGML_MAX_N_THREADS]; // CPUs the threads may run on (all false: no affinity set)
+        int                      n_threads;                   // threads of the pool, the caller included
+        enum ggml_sched_priority prio;                        // thread priority (best effort)
+        uint32_t                 poll;                        // 0: sleep at once when idle ... 100: spin longest
+        bool                     strict_cpu;                  // one CPU of the mask per thread
+        bool                     paused;                      // create the pool paused
+    };
+
+    struct ggml_threadpool;
+    typedef struct ggml_threadpool * ggml_threadpool_t;
+
+    GGML_API struct ggml_threadpool_params ggml_threadpool_params_default(int n_threads);
+    GGML_API void                          ggml_threadpool_params_init   (struct ggml_threadpool_params * p, int n_threads);
+    GGML_API bool                          ggml_threadpool_params_match  (const struct ggml_threadpool_params * p0, const struct ggml_threadpool_params * p1);
+
+    //
+    // custom ops: user functions run by the CPU backend on n_tasks threads (GGML_N_TASKS_MAX: all)
+    //
+
+    typedef void (*ggml_custom1_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, int ith, int nth, void * userdata);
+    typedef void (*ggml_custom2_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b, int ith, int nth, void * userdata);
+    typedef void (*ggml_custom3_op_t)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b, const struct ggml_tensor * c, int ith, int nth, void * userdata);
+    typedef void (*ggml_custom_op_t)(struct ggml_tensor * dst, int ith, int nth, void * userdata);
+
+#define GGML_N_TASKS_MAX (-1)
+
+    // the result has a's shape and type (_inplace: a view of a)
+    GGML_API struct ggml_tensor * ggml_map_custom1(struct ggml_context * ctx, struct ggml_tensor * a,
+            ggml_custom1_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom1_inplace(struct ggml_context * ctx, struct ggml_tensor * a,
+            ggml_custom1_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom2(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            ggml_custom2_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom2_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            ggml_custom2_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom3(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            ggml_custom3_op_t fun, int n_tasks, void * userdata);
+    GGML_API struct ggml_tensor * ggml_map_custom3_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            ggml_custom3_op_t fun, int n_tasks, void * userdata);
+
+    // a new tensor of the given shape computed by fun from up to GGML_MAX_SRC arguments
+    GGML_API struct ggml_tensor * ggml_custom_4d(struct ggml_context * ctx, enum ggml_type type,
+            int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+            struct ggml_tensor ** args, int n_args, ggml_custom_op_t fun, int n_tasks, void * userdata);
+    // the same, writing into a view of a (a is the first source, then args)
+    GGML_API struct ggml_tensor * ggml_custom_inplace(struct ggml_context * ctx, struct ggml_tensor * a,
+            struct ggml_tensor ** args, int n_args, ggml_custom_op_t fun, int n_tasks, void * userdata);
+
+    //
     // graphs
     //
 

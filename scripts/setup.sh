@@ -8,6 +8,11 @@ command -v cmake      >/dev/null 2>&1 || need+=(cmake)
 command -v make       >/dev/null 2>&1 || need+=(make)
 command -v gcc        >/dev/null 2>&1 || need+=(gcc)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# OpenCL: PoCL gives a real OpenCL device on the CPU, so the OpenCL backend is tested everywhere
+[ -f /usr/include/CL/cl.h ]                       || need+=(opencl-headers)
+ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so ' || need+=(ocl-icd-opencl-dev)
+ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1     || need+=(pocl-opencl-icd)
+command -v clinfo >/dev/null 2>&1                 || need+=(clinfo)
 
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" != "0" ]; then

@@ -137,6 +137,14 @@ static inline void ggml_set_op_params_f32(struct ggml_tensor * tensor, uint32_t 
     memcpy((char *) tensor->op_params + i*sizeof(float), &value, sizeof(float));
 }
 
+// op_params of CUSTOM and MAP_CUSTOM1..3 nodes (the family's layout): fun is one of the
+// ggml_custom*_op_t types of ggml.h, n_tasks is GGML_N_TASKS_MAX or a thread count
+struct ggml_custom_op_params {
+    void (*fun)(void);
+    int    n_tasks;
+    void * userdata;
+};
+
 static inline size_t ggml_up(size_t n, size_t m) {
     // m must be a power of two
     return (n + m - 1) & ~(m - 1);

@@ -195,12 +195,7 @@ typedef void (*ggml_cpu_custom1_fn)(struct ggml_tensor * dst, const struct ggml_
 typedef void (*ggml_cpu_custom2_fn)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b, int ith, int nth, void * userdata);
 typedef void (*ggml_cpu_custom3_fn)(struct ggml_tensor * dst, const struct ggml_tensor * a, const struct ggml_tensor * b, const struct ggml_tensor * c, int ith, int nth, void * userdata);
 
-// op_params layout of CUSTOM and MAP_CUSTOM1..3 (fun is one of the function types above)
-struct ggml_cpu_custom_params {
-    void (*fun)(void);
-    int    n_tasks;
-    void * userdata;
-};
+// op_params layout of CUSTOM and MAP_CUSTOM1..3: struct ggml_custom_op_params (ggml-impl.h)
 
 //
 // Framework internals (threadpool, graph executor, features) -- kernels do not need these.

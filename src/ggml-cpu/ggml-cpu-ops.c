@@ -113,14 +113,14 @@ const char * ggml_cpu_family_name(enum ggml_cpu_family family) {
 // custom ops
 //
 
-static struct ggml_cpu_custom_params custom_params(const struct ggml_tensor * op) {
-    struct ggml_cpu_custom_params p;
+static struct ggml_custom_op_params custom_params(const struct ggml_tensor * op) {
+    struct ggml_custom_op_params p;
     memcpy(&p, op->op_params, sizeof(p));
     return p;
 }
 
 static bool custom_supports(const struct ggml_tensor * op) {
-    const struct ggml_cpu_custom_params p = custom_params(op);
+    const struct ggml_custom_op_params p = custom_params(op);
     if (p.fun == NULL) {
         return false;
     }
@@ -134,7 +134,7 @@ static bool custom_supports(const struct ggml_tensor * op) {
 }
 
 static int custom_n_tasks(const struct ggml_tensor * op, int n_threads) {
-    const struct ggml_cpu_custom_params p = custom_params(op);
+    const struct ggml_custom_op_params p = custom_params(op);
     if (p.n_tasks == GGML_N_TASKS_MAX || p.n_tasks <= 0) {
         return n_threads;
     }
@@ -142,7 +142,7 @@ static int custom_n_tasks(const struct ggml_tensor * op, int n_threads) {
 }
 
 static enum ggml_status custom_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
-    const struct ggml_cpu_custom_params p = custom_params(op);
+    const struct ggml_custom_op_params p = custom_params(op);
     const int ith = params->ith;
     const int nth = params->nth;
     // the stored pointer has the type of its op's callback; converting it back is well defined
