@@ -284,7 +284,7 @@ static struct ggml_tensor * custom_node(struct ggml_context * ctx, struct ggml_t
     }
     t->op     = GGML_OP_MAP_CUSTOM1;
     t->src[0] = a;
-    struct ggml_cpu_custom_params p = { (void (*)(void)) node_fn, n_tasks, ud };
+    struct ggml_custom_op_params p = { (void (*)(void)) node_fn, n_tasks, ud };
     memcpy(t->op_params, &p, sizeof(p));
     return t;
 }
