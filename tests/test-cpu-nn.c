@@ -32,6 +32,7 @@ extern char ** environ;
 // NMSE bounds. Kernels compute in float with float accumulators; the reference is exact.
 #define NMSE_F32      1e-10 // F32 results of F32 (or F16/BF16-valued) inputs
 #define NMSE_F16_OUT  2e-7  // results stored as F16 (one rounding to 11 bits per element)
+#define NMSE_BF16_OUT 5e-6  // results stored as BF16 (one rounding to 8 bits per element)
 #define NMSE_EXACT    0.0   // data movement (IM2COL): the reference rounds to the result type too
 
 typedef struct ggml_tensor tensor;
@@ -157,6 +158,7 @@ struct norm_case {
     int layout;     // 0 contiguous, 1 transposed rows, 2 padded rows, 3 in place
     float eps;
     int n_groups;
+    enum ggml_type type; // of the data and the result (0 = F32)
 };
 
 static tensor * build_norm(const void * arg) {
@@ -165,9 +167,9 @@ static tensor * build_norm(const void * arg) {
     g_lo = -0.5; g_hi = 1.5;
     tensor * a;
     switch (c->layout) {
-        case 1:  a = rnd4_transposed(GGML_TYPE_F32, c->ne[0], c->ne[1], c->ne[2], c->ne[3]); break;
-        case 2:  a = rnd4_padded(GGML_TYPE_F32, c->ne[0], c->ne[1], c->ne[2], c->ne[3], 5); break;
-        default: a = rnd4(GGML_TYPE_F32, c->ne[0], c->ne[1], c->ne[2], c->ne[3]); break;
+        case 1:  a = rnd4_transposed(c->type, c->ne[0], c->ne[1], c->ne[2], c->ne[3]); break;
+        case 2:  a = rnd4_padded(c->type, c->ne[0], c->ne[1], c->ne[2], c->ne[3], 5); break;
+        default: a = rnd4(c->type, c->ne[0], c->ne[1], c->ne[2], c->ne[3]); break;
     }
     g_lo = -1.0; g_hi = 1.0;
     if (a == NULL) {
@@ -195,7 +197,7 @@ static void test_norms(void) {
     for (size_t o = 0; o < sizeof(row_ops)/sizeof(row_ops[0]); o++) {
         for (size_t s = 0; s < sizeof(shapes)/sizeof(shapes[0]); s++) {
             for (int layout = 0; layout < 4; layout++) {
-                struct norm_case c = { row_ops[o], { shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3] }, layout, 1e-5f, 0 };
+                struct norm_case c = { row_ops[o], { shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3] }, layout, 1e-5f, 0, GGML_TYPE_F32 };
                 if (row_ops[o] == GGML_OP_L2_NORM && s == 3) {
                     c.eps = 2.0f; // eps larger than the norm of a 1-element row
                 }
@@ -210,17 +212,31 @@ static void test_norms(void) {
     };
     for (size_t i = 0; i < sizeof(gn)/sizeof(gn[0]); i++) {
         for (int layout = 0; layout < 4; layout++) {
-            struct norm_case c = { GGML_OP_GROUP_NORM, { gn[i].ne[0], gn[i].ne[1], gn[i].ne[2], gn[i].ne[3] }, layout, 1e-6f, gn[i].g };
+            struct norm_case c = { GGML_OP_GROUP_NORM, { gn[i].ne[0], gn[i].ne[1], gn[i].ne[2], gn[i].ne[3] }, layout, 1e-6f, gn[i].g, GGML_TYPE_F32 };
             snprintf(label, sizeof(label), "GROUP_NORM [%lld,%lld,%lld,%lld] groups %d layout %d",
                     (long long) c.ne[0], (long long) c.ne[1], (long long) c.ne[2], (long long) c.ne[3], c.n_groups, layout);
             run_case(label, build_norm, &c, NMSE_F32);
+        }
+    }
+    // F16 / BF16 data and results
+    static const enum ggml_op all_ops[] = { GGML_OP_NORM, GGML_OP_RMS_NORM, GGML_OP_L2_NORM, GGML_OP_GROUP_NORM,
+                                            GGML_OP_DIAG_MASK_INF, GGML_OP_DIAG_MASK_ZERO };
+    for (int t = 0; t < 2; t++) {
+        const enum ggml_type type = t == 0 ? GGML_TYPE_F16 : GGML_TYPE_BF16;
+        for (size_t o = 0; o < sizeof(all_ops)/sizeof(all_ops[0]); o++) {
+            for (int layout = 0; layout < 4; layout++) {
+                const bool diag = all_ops[o] == GGML_OP_DIAG_MASK_INF || all_ops[o] == GGML_OP_DIAG_MASK_ZERO;
+                struct norm_case c = { all_ops[o], { 37, 3, 4, 2 }, layout, 1e-5f, all_ops[o] == GGML_OP_GROUP_NORM ? 3 : 1, type };
+                snprintf(label, sizeof(label), "%s %s layout %d", ggml_op_name(c.op), ggml_type_name(type), layout);
+                run_case(label, build_norm, &c, diag ? NMSE_F32 : (t == 0 ? NMSE_F16_OUT : NMSE_BF16_OUT));
+            }
         }
     }
     static const int n_pasts[] = { 0, 2, -1, 100 };
     for (int op = 0; op < 2; op++) {
         for (size_t p = 0; p < sizeof(n_pasts)/sizeof(n_pasts[0]); p++) {
             for (int layout = 0; layout < 4; layout++) {
-                struct norm_case c = { op == 0 ? GGML_OP_DIAG_MASK_INF : GGML_OP_DIAG_MASK_ZERO, { 9, 6, 3, 2 }, layout, 0.0f, n_pasts[p] };
+                struct norm_case c = { op == 0 ? GGML_OP_DIAG_MASK_INF : GGML_OP_DIAG_MASK_ZERO, { 9, 6, 3, 2 }, layout, 0.0f, n_pasts[p], GGML_TYPE_F32 };
                 snprintf(label, sizeof(label), "%s n_past %d layout %d", ggml_op_name(c.op), n_pasts[p], layout);
                 run_case(label, build_norm, &c, NMSE_F32);
             }
@@ -234,11 +250,12 @@ struct softmax_case {
     int64_t mask_ne1, mask_ne2, mask_ne3;
     float scale, max_bias;
     bool sinks, inplace, causal;
+    enum ggml_type type; // of the data and the result (0 = F32)
 };
 
 static tensor * build_softmax(const void * arg) {
     const struct softmax_case * c = arg;
-    tensor * a = rnd4(GGML_TYPE_F32, c->ne[0], c->ne[1], c->ne[2], c->ne[3]);
+    tensor * a = rnd4(c->type, c->ne[0], c->ne[1], c->ne[2], c->ne[3]);
     if (a == NULL) {
         return NULL;
     }
@@ -276,24 +293,27 @@ static tensor * build_softmax(const void * arg) {
 static void test_softmax(void) {
     const enum ggml_type none = GGML_TYPE_COUNT;
     const struct softmax_case cases[] = {
-        { { 16, 4, 1, 1 },    none,          0, 0, 0, 1.0f,   0.0f, false, false, false },
-        { { 1000, 3, 2, 1 },  none,          0, 0, 0, 0.5f,   0.0f, false, true,  false },
-        { { 37, 5, 6, 2 },    GGML_TYPE_F32, 5, 1, 1, 0.125f, 0.0f, false, false, true  },
-        { { 37, 5, 6, 2 },    GGML_TYPE_F16, 8, 1, 1, 0.125f, 0.0f, false, false, true  },
-        { { 37, 5, 6, 2 },    GGML_TYPE_F16, 5, 6, 2, 1.0f,   0.0f, false, false, false },
-        { { 37, 5, 6, 2 },    GGML_TYPE_F32, 5, 3, 1, 1.0f,   0.0f, true,  false, true  },
-        { { 64, 7, 6, 1 },    GGML_TYPE_F32, 7, 1, 1, 0.3f,   8.0f, false, false, true  }, // ALiBi, 6 heads
-        { { 64, 7, 5, 2 },    GGML_TYPE_F16, 9, 5, 1, 0.3f,   4.0f, true,  false, false },
-        { { 3, 2, 4, 1 },     none,          0, 0, 0, 2.0f,   0.0f, true,  true,  false },
-        { { 130, 3, 4, 3 },   GGML_TYPE_F16, 3, 2, 3, 0.7f,   2.0f, true,  true,  true  },
+        { { 16, 4, 1, 1 },    none,          0, 0, 0, 1.0f,   0.0f, false, false, false, GGML_TYPE_F32 },
+        { { 1000, 3, 2, 1 },  none,          0, 0, 0, 0.5f,   0.0f, false, true,  false, GGML_TYPE_F32 },
+        { { 37, 5, 6, 2 },    GGML_TYPE_F32, 5, 1, 1, 0.125f, 0.0f, false, false, true,  GGML_TYPE_F32 },
+        { { 37, 5, 6, 2 },    GGML_TYPE_F16, 8, 1, 1, 0.125f, 0.0f, false, false, true,  GGML_TYPE_F32 },
+        { { 37, 5, 6, 2 },    GGML_TYPE_F16, 5, 6, 2, 1.0f,   0.0f, false, false, false, GGML_TYPE_F32 },
+        { { 37, 5, 6, 2 },    GGML_TYPE_F32, 5, 3, 1, 1.0f,   0.0f, true,  false, true,  GGML_TYPE_F32 },
+        { { 64, 7, 6, 1 },    GGML_TYPE_F32, 7, 1, 1, 0.3f,   8.0f, false, false, true,  GGML_TYPE_F32 }, // ALiBi, 6 heads
+        { { 64, 7, 5, 2 },    GGML_TYPE_F16, 9, 5, 1, 0.3f,   4.0f, true,  false, false, GGML_TYPE_F32 },
+        { { 3, 2, 4, 1 },     none,          0, 0, 0, 2.0f,   0.0f, true,  true,  false, GGML_TYPE_F32 },
+        { { 130, 3, 4, 3 },   GGML_TYPE_F16, 3, 2, 3, 0.7f,   2.0f, true,  true,  true,  GGML_TYPE_F32 },
+        { { 37, 5, 6, 2 },    GGML_TYPE_F16, 8, 3, 1, 0.125f, 4.0f, true,  false, true,  GGML_TYPE_F16  },
+        { { 64, 3, 2, 1 },    none,          0, 0, 0, 1.0f,   0.0f, false, true,  false, GGML_TYPE_BF16 },
     };
     char label[160];
     for (size_t i = 0; i < sizeof(cases)/sizeof(cases[0]); i++) {
         const struct softmax_case * c = &cases[i];
-        snprintf(label, sizeof(label), "SOFT_MAX #%zu [%lld,%lld,%lld,%lld] mask %s scale %g max_bias %g sinks %d",
-                i, (long long) c->ne[0], (long long) c->ne[1], (long long) c->ne[2], (long long) c->ne[3],
+        snprintf(label, sizeof(label), "SOFT_MAX #%zu %s [%lld,%lld,%lld,%lld] mask %s scale %g max_bias %g sinks %d",
+                i, ggml_type_name(c->type), (long long) c->ne[0], (long long) c->ne[1], (long long) c->ne[2], (long long) c->ne[3],
                 c->mask_type == none ? "none" : ggml_type_name(c->mask_type), (double) c->scale, (double) c->max_bias, c->sinks);
-        run_case(label, build_softmax, c, NMSE_F32);
+        const double bound = c->type == GGML_TYPE_F16 ? NMSE_F16_OUT : c->type == GGML_TYPE_BF16 ? NMSE_BF16_OUT : NMSE_F32;
+        run_case(label, build_softmax, c, bound);
     }
 }
 
@@ -356,9 +376,9 @@ static void test_rope(void) {
         { 64, 4, 5, 1, 64 }, { 128, 2, 3, 2, 32 }, { 10, 3, 4, 1, 6 }, { 80, 2, 7, 1, 80 },
     };
     static const int modes[] = { GGML_ROPE_TYPE_NORMAL, GGML_ROPE_TYPE_NEOX };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
     char label[200];
-    for (size_t t = 0; t < 2; t++) {
+    for (size_t t = 0; t < 3; t++) {
         for (size_t m = 0; m < 2; m++) {
             for (size_t s = 0; s < sizeof(shapes)/sizeof(shapes[0]); s++) {
                 for (int v = 0; v < 4; v++) { // bit 0: freq factors, bit 1: YaRN
@@ -368,7 +388,7 @@ static void test_rope(void) {
                     snprintf(label, sizeof(label), "ROPE %s mode %d [%lld,%lld,%lld,%lld] n_dims %d ff %d yarn %d layout %d inplace %d",
                             ggml_type_name(c.type), c.mode, (long long) c.ne[0], (long long) c.ne[1], (long long) c.ne[2],
                             (long long) c.ne[3], c.n_dims, c.ff, c.yarn, c.layout, c.inplace);
-                    run_case(label, build_rope, &c, c.type == GGML_TYPE_F16 ? NMSE_F16_OUT : NMSE_F32);
+                    run_case(label, build_rope, &c, c.type == GGML_TYPE_F16 ? NMSE_F16_OUT : c.type == GGML_TYPE_BF16 ? NMSE_BF16_OUT : NMSE_F32);
                 }
             }
         }
@@ -383,7 +403,7 @@ static void test_rope(void) {
         { GGML_ROPE_TYPE_VISION,  64,  32, { 16, 16,  0, 0 } },
         { GGML_ROPE_TYPE_VISION,  40,  20, {  4,  6,  0, 0 } },
     };
-    for (size_t t = 0; t < 2; t++) {
+    for (size_t t = 0; t < 3; t++) {
         for (size_t i = 0; i < sizeof(multi)/sizeof(multi[0]); i++) {
             for (int v = 0; v < 4; v++) {
                 const int layout = (int) ((i + (size_t) v) % 3);
@@ -392,7 +412,7 @@ static void test_rope(void) {
                 snprintf(label, sizeof(label), "ROPE %s mode %d ne0 %lld n_dims %d sections %d,%d,%d,%d ff %d yarn %d layout %d",
                         ggml_type_name(c.type), c.mode, (long long) c.ne[0], c.n_dims, c.sections[0], c.sections[1],
                         c.sections[2], c.sections[3], c.ff, c.yarn, c.layout);
-                run_case(label, build_rope, &c, c.type == GGML_TYPE_F16 ? NMSE_F16_OUT : NMSE_F32);
+                run_case(label, build_rope, &c, c.type == GGML_TYPE_F16 ? NMSE_F16_OUT : c.type == GGML_TYPE_BF16 ? NMSE_BF16_OUT : NMSE_F32);
             }
         }
     }
@@ -410,6 +430,7 @@ struct fa_case {
     int mask_kind;            // 0 random, 1 causal, 2 causal with fully masked rows
     float max_bias, softcap;
     bool sinks, permuted;
+    enum ggml_type q_type;
 };
 
 static tensor * build_fa(const void * arg) {
@@ -417,7 +438,7 @@ static tensor * build_fa(const void * arg) {
     tensor * q, * k, * v;
     if (c->permuted) {
         // heads and rows swapped in memory, as a view of a [D, H, N, B] tensor
-        tensor * q0 = rnd4(GGML_TYPE_F32, c->dk, c->n_head, c->n_q, c->ne3);
+        tensor * q0 = rnd4(c->q_type, c->dk, c->n_head, c->n_q, c->ne3);
         tensor * k0 = rnd4(c->kv_type, c->dk, c->n_head_kv, c->n_kv, c->ne3);
         tensor * v0 = rnd4(c->kv_type, c->dv, c->n_head_kv, c->n_kv, c->ne3);
         if (q0 == NULL || k0 == NULL || v0 == NULL) {
@@ -427,7 +448,7 @@ static tensor * build_fa(const void * arg) {
         k = ggml_permute(g_ctx, k0, 0, 2, 1, 3);
         v = ggml_permute(g_ctx, v0, 0, 2, 1, 3);
     } else {
-        q = rnd4(GGML_TYPE_F32, c->dk, c->n_q, c->n_head, c->ne3);
+        q = rnd4(c->q_type, c->dk, c->n_q, c->n_head, c->ne3);
         k = rnd4(c->kv_type, c->dk, c->n_kv, c->n_head_kv, c->ne3);
         v = rnd4(c->kv_type, c->dv, c->n_kv, c->n_head_kv, c->ne3);
     }
@@ -471,18 +492,20 @@ static void test_flash_attn(void) {
     const enum ggml_type none = GGML_TYPE_COUNT;
     const enum ggml_type F32 = GGML_TYPE_F32, F16 = GGML_TYPE_F16, BF16 = GGML_TYPE_BF16;
     const struct fa_case cases[] = {
-        //  dk   dv  n_q n_kv  H  Hk B  kv    mask  m2 m3 kind bias softcap sinks perm
-        {  64,  64,  1,  37, 4, 4, 1, F32,  none, 1, 1, 0, 0.0f,  0.0f, false, false },
-        {  64,  64,  7, 130, 4, 2, 1, F16,  F16,  1, 1, 1, 0.0f,  0.0f, false, false },
-        { 128, 128, 13, 257, 4, 1, 1, F16,  F16,  1, 1, 2, 0.0f,  0.0f, false, false },
-        {  48,  32,  5,  70, 6, 3, 2, F32,  F32,  6, 2, 0, 0.0f,  0.0f, false, false },
-        {  40,  40,  4,  33, 8, 2, 1, F16,  F16,  1, 1, 1, 8.0f,  0.0f, false, false }, // ALiBi
-        {  64,  64,  6, 100, 4, 4, 1, F32,  F16,  2, 1, 1, 0.0f, 30.0f, false, false }, // softcap
-        {  32,  16,  3,  65, 4, 2, 1, F16,  F32,  1, 1, 2, 0.0f,  0.0f, true,  false }, // sinks
-        {  80,  80,  9,  45, 4, 2, 2, F16,  F16,  4, 2, 1, 0.0f,  0.0f, false, true  }, // permuted views
-        {  64,  64,  2,  19, 2, 1, 1, BF16, F16,  1, 1, 0, 0.0f,  0.0f, false, false },
-        {   5,   7,  3,  11, 3, 3, 1, F32,  none, 1, 1, 0, 0.0f,  0.0f, true,  true  },
-        { 128,  64,  1, 600, 8, 2, 1, F16,  F16,  1, 1, 1, 5.0f, 20.0f, true,  false },
+        //  dk   dv  n_q n_kv  H  Hk B  kv    mask  m2 m3 kind bias softcap sinks perm q
+        {  64,  64,  1,  37, 4, 4, 1, F32,  none, 1, 1, 0, 0.0f,  0.0f, false, false, F32 },
+        {  64,  64,  7, 130, 4, 2, 1, F16,  F16,  1, 1, 1, 0.0f,  0.0f, false, false, F32 },
+        { 128, 128, 13, 257, 4, 1, 1, F16,  F16,  1, 1, 2, 0.0f,  0.0f, false, false, F32 },
+        {  48,  32,  5,  70, 6, 3, 2, F32,  F32,  6, 2, 0, 0.0f,  0.0f, false, false, F32 },
+        {  40,  40,  4,  33, 8, 2, 1, F16,  F16,  1, 1, 1, 8.0f,  0.0f, false, false, F32 }, // ALiBi
+        {  64,  64,  6, 100, 4, 4, 1, F32,  F16,  2, 1, 1, 0.0f, 30.0f, false, false, F32 }, // softcap
+        {  32,  16,  3,  65, 4, 2, 1, F16,  F32,  1, 1, 2, 0.0f,  0.0f, true,  false, F32 }, // sinks
+        {  80,  80,  9,  45, 4, 2, 2, F16,  F16,  4, 2, 1, 0.0f,  0.0f, false, true,  F32 }, // permuted views
+        {  64,  64,  2,  19, 2, 1, 1, BF16, F16,  1, 1, 0, 0.0f,  0.0f, false, false, F32 },
+        {   5,   7,  3,  11, 3, 3, 1, F32,  none, 1, 1, 0, 0.0f,  0.0f, true,  true,  F32 },
+        { 128,  64,  1, 600, 8, 2, 1, F16,  F16,  1, 1, 1, 5.0f, 20.0f, true,  false, F32 },
+        {  64,  48,  5,  90, 4, 2, 1, F16,  F16,  1, 1, 1, 0.0f,  0.0f, true,  false, F16 }, // F16 q
+        {  32,  32,  3,  40, 2, 2, 1, BF16, none, 1, 1, 0, 0.0f,  0.0f, false, true,  BF16 }, // BF16 q
     };
     char label[200];
     for (size_t i = 0; i < sizeof(cases)/sizeof(cases[0]); i++) {
@@ -553,6 +576,9 @@ static void test_conv(void) {
         { CONV,   { 2, 3, 3, 4 }, {  7,  6, 3, 2 }, F16, F32, F32, 1, 2, 1, 1, 2, 1, true,  true,  0, 0, 0 },
         { CONV,   { 5, 3, 2, 3 }, {  4,  4, 2, 1 }, F32, F16, F32, 1, 1, 3, 2, 1, 1, true,  false, 0, 0, 0 },
         { CONV,   { 3, 3,37, 9 }, { 13, 11,37, 1 }, F16, F32, F32, 1, 1, 1, 1, 1, 1, true,  false, 0, 0, 0 },
+        { CONV,   { 3, 3,120,5 }, {  6,  5,120,1 }, F32, F32, F32, 1, 1, 1, 1, 1, 1, true,  false, 0, 0, 0 }, // 32-position tiles
+        { CONV,   { 3, 3,256,3 }, {  5,  4,256,2 }, BF16, F32, F32, 2, 1, 1, 1, 1, 1, true, true,  0, 0, 0 }, // 16-position tiles
+        { CONV,   { 4, 4, 2, 6 }, { 70, 33, 2, 1 }, F32, F32, F32, 3, 2, 2, 1, 2, 1, true,  false, 0, 0, 0 }, // runs across rows
         // pooling
         { POOL,   { 0, 0, 0, 0 }, {  9,  8, 3, 2 }, F32, F32, F32, 2, 1, 1, 0, 0, 0, true,  false, MAX, 3, 2 },
         { POOL,   { 0, 0, 0, 0 }, {  9,  8, 3, 2 }, F32, F32, F32, 2, 1, 1, 0, 0, 0, true,  false, AVG, 3, 2 },
@@ -580,16 +606,116 @@ static void test_conv(void) {
 
 static void test_supports(void) {
     ggml_reset(g_ctx);
-    tensor * a16 = rnd4(GGML_TYPE_F16, 8, 2, 1, 1);
-    tensor * n = ggml_norm(g_ctx, a16, 1e-5f);
-    TEST_CHECK(n != NULL && !ggml_cpu_op_supports(n)); // NORM computes F32 only
-    tensor * a = rnd4(GGML_TYPE_F32, 8, 2, 1, 1);
+    tensor * a   = rnd4(GGML_TYPE_F32, 8, 2, 3, 1);
+    tensor * a16 = rnd4(GGML_TYPE_F16, 8, 2, 3, 1);
+    tensor * ai  = ggml_new_tensor_4d(g_ctx, GGML_TYPE_I32, 8, 2, 3, 1);
+
+    // norm family: float types; masks F32/F16
+    tensor * n = ggml_norm(g_ctx, ai, 1e-5f);
+    TEST_CHECK(n != NULL && !ggml_cpu_op_supports(n));
+    n = ggml_norm(g_ctx, a16, 1e-5f);
+    TEST_CHECK(n != NULL && ggml_cpu_op_supports(n));
     tensor * sm = ggml_soft_max(g_ctx, a);
     TEST_CHECK(sm != NULL && ggml_cpu_op_supports(sm));
     if (sm != NULL) {
         sm->src[1] = ggml_new_tensor_4d(g_ctx, GGML_TYPE_I32, 8, 2, 1, 1); // not a mask type
         TEST_CHECK(!ggml_cpu_op_supports(sm));
     }
+    tensor * dm = ggml_diag_mask_inf(g_ctx, ai, 0);
+    TEST_CHECK(dm != NULL && !ggml_cpu_op_supports(dm));
+
+    // rope: unknown modes, VISION needs ne0 == 2*n_dims
+    tensor * pos = ggml_new_tensor_1d(g_ctx, GGML_TYPE_I32, 3);
+    tensor * r = ggml_rope(g_ctx, a, pos, 8, 4);
+    TEST_CHECK(r != NULL && !ggml_cpu_op_supports(r));
+    r = ggml_rope(g_ctx, a, pos, 8, GGML_ROPE_TYPE_NEOX);
+    TEST_CHECK(r != NULL && ggml_cpu_op_supports(r));
+    tensor * pos4 = ggml_new_tensor_1d(g_ctx, GGML_TYPE_I32, 12);
+    int sec[4] = { 2, 2, 0, 0 };
+    r = ggml_rope_multi(g_ctx, a, pos4, NULL, 8, sec, GGML_ROPE_TYPE_VISION, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    TEST_CHECK(r != NULL && !ggml_cpu_op_supports(r)); // ne0 8 != 2*8
+    r = ggml_rope(g_ctx, ai, pos, 8, 0);
+    TEST_CHECK(r != NULL && !ggml_cpu_op_supports(r));
+
+    // flash attention: K/V of a float type with adjacent elements
+    tensor * q  = rnd4(GGML_TYPE_F32, 16, 3, 2, 1);
+    tensor * ki = ggml_new_tensor_4d(g_ctx, GGML_TYPE_I32, 16, 5, 2, 1);
+    tensor * k  = rnd4(GGML_TYPE_F16, 16, 5, 2, 1);
+    tensor * fa = ggml_flash_attn_ext(g_ctx, q, ki, k, NULL, 1.0f, 0.0f, 0.0f);
+    TEST_CHECK(fa != NULL && !ggml_cpu_op_supports(fa));
+    fa = ggml_flash_attn_ext(g_ctx, q, k, k, NULL, 1.0f, 0.0f, 0.0f);
+    TEST_CHECK(fa != NULL && ggml_cpu_op_supports(fa));
+    tensor * kt = ggml_view_4d(g_ctx, rnd4(GGML_TYPE_F16, 5, 16, 2, 1), 16, 5, 2, 1, 5*2, 5*16*2, 5*16*2*2, 0);
+    if (kt != NULL) {
+        const size_t t = kt->nb[0]; kt->nb[0] = kt->nb[1]; kt->nb[1] = t; // elements of a row 10 bytes apart
+        fa = ggml_flash_attn_ext(g_ctx, q, kt, k, NULL, 1.0f, 0.0f, 0.0f);
+        TEST_CHECK(fa != NULL && !ggml_cpu_op_supports(fa));
+    }
+
+    // conv family
+    tensor * img = rnd4(GGML_TYPE_F32, 9, 9, 2, 1);
+    tensor * pl = ggml_pool_2d(g_ctx, ggml_new_tensor_4d(g_ctx, GGML_TYPE_I32, 9, 9, 2, 1), GGML_OP_POOL_MAX, 2, 2, 2, 2, 0, 0);
+    TEST_CHECK(pl != NULL && !ggml_cpu_op_supports(pl));
+    tensor * kern_i = ggml_new_tensor_4d(g_ctx, GGML_TYPE_I32, 3, 3, 2, 4);
+    tensor * cv = ggml_conv_2d_direct(g_ctx, kern_i, img, 1, 1, 0, 0, 1, 1);
+    TEST_CHECK(cv != NULL && !ggml_cpu_op_supports(cv));
+    tensor * kern = rnd4(GGML_TYPE_F32, 3, 3, 2, 4);
+    cv = ggml_conv_2d_direct(g_ctx, kern, img, 1, 1, 0, 0, 1, 1);
+    TEST_CHECK(cv != NULL && ggml_cpu_op_supports(cv));
+    tensor * ic = ggml_im2col(g_ctx, kern, img, 1, 1, 0, 0, 1, 1, true, GGML_TYPE_F32);
+    TEST_CHECK(ic != NULL && ggml_cpu_op_supports(ic));
+    if (ic != NULL) {
+        ic->op_params[0] = 0; // stride 0: never made by the constructor
+        TEST_CHECK(!ggml_cpu_op_supports(ic));
+    }
+}
+
+//
+// empty tensors: nothing to compute, and nothing may crash
+//
+
+static void check_empty(const char * label, tensor * node) {
+    if (!TEST_CHECK_MSG(node != NULL, "%s: constructor returned NULL", label)) {
+        return;
+    }
+    TEST_CHECK_MSG(ggml_cpu_op_supports(node), "%s: CPU supports_op is false", label);
+    for (int nth = 1; nth <= 2; nth++) {
+        struct ggml_cgraph * gf = ggml_new_graph(g_ctx);
+        ggml_build_forward_expand(gf, node);
+        const enum ggml_status st = ggml_graph_compute_with_ctx(g_ctx, gf, nth);
+        TEST_CHECK_MSG(st == GGML_STATUS_SUCCESS, "%s (%d threads): status %d", label, nth, (int) st);
+    }
+}
+
+static void test_empty(void) {
+    ggml_reset(g_ctx);
+    check_empty("NORM rows of 0", ggml_norm(g_ctx, rnd4(GGML_TYPE_F32, 0, 3, 1, 1), 1e-5f));
+    check_empty("RMS_NORM no rows", ggml_rms_norm(g_ctx, rnd4(GGML_TYPE_F32, 8, 0, 2, 1), 1e-5f));
+    check_empty("SOFT_MAX no rows", ggml_soft_max(g_ctx, rnd4(GGML_TYPE_F32, 8, 0, 1, 1)));
+    check_empty("GROUP_NORM empty planes", ggml_group_norm(g_ctx, rnd4(GGML_TYPE_F32, 0, 4, 4, 1), 2, 1e-6f));
+    check_empty("DIAG_MASK_INF no rows", ggml_diag_mask_inf(g_ctx, rnd4(GGML_TYPE_F32, 5, 0, 1, 1), 0));
+    check_empty("ROPE no tokens", ggml_rope(g_ctx, rnd4(GGML_TYPE_F32, 8, 2, 0, 1), ggml_new_tensor_1d(g_ctx, GGML_TYPE_I32, 0), 8, 0));
+    check_empty("FLASH_ATTN_EXT no queries", ggml_flash_attn_ext(g_ctx, rnd4(GGML_TYPE_F32, 16, 0, 2, 1),
+            rnd4(GGML_TYPE_F16, 16, 5, 1, 1), rnd4(GGML_TYPE_F16, 16, 5, 1, 1), NULL, 1.0f, 0.0f, 0.0f));
+    check_empty("FLASH_ATTN_EXT no heads", ggml_flash_attn_ext(g_ctx, rnd4(GGML_TYPE_F32, 16, 3, 0, 1),
+            rnd4(GGML_TYPE_F16, 16, 5, 1, 1), rnd4(GGML_TYPE_F16, 16, 5, 1, 1), NULL, 1.0f, 0.0f, 0.0f));
+    tensor * fa0 = ggml_flash_attn_ext(g_ctx, rnd4(GGML_TYPE_F32, 16, 3, 2, 1),
+            rnd4(GGML_TYPE_F16, 16, 0, 1, 1), rnd4(GGML_TYPE_F16, 16, 0, 1, 1), NULL, 1.0f, 0.0f, 0.0f);
+    check_empty("FLASH_ATTN_EXT no keys", fa0);
+    if (fa0 != NULL) {
+        bool zero = true;
+        for (int64_t i = 0; i < ggml_nelements(fa0); i++) {
+            zero = zero && ((const float *) fa0->data)[i] == 0.0f;
+        }
+        TEST_CHECK_MSG(zero, "FLASH_ATTN_EXT without keys: the result must be 0");
+    }
+    check_empty("CONV_2D no images", ggml_conv_2d_direct(g_ctx, rnd4(GGML_TYPE_F16, 3, 3, 2, 4), rnd4(GGML_TYPE_F32, 6, 6, 2, 0),
+            1, 1, 0, 0, 1, 1));
+    check_empty("CONV_2D no output channels", ggml_conv_2d_direct(g_ctx, rnd4(GGML_TYPE_F16, 3, 3, 2, 0), rnd4(GGML_TYPE_F32, 6, 6, 2, 1),
+            1, 1, 0, 0, 1, 1));
+    check_empty("IM2COL no images", ggml_im2col(g_ctx, rnd4(GGML_TYPE_F16, 3, 3, 2, 4), rnd4(GGML_TYPE_F32, 6, 6, 2, 0),
+            1, 1, 0, 0, 1, 1, true, GGML_TYPE_F16));
+    check_empty("POOL_2D no channels", ggml_pool_2d(g_ctx, rnd4(GGML_TYPE_F32, 6, 6, 0, 1), GGML_OP_POOL_AVG, 2, 2, 2, 2, 0, 0));
 }
 
 //
@@ -608,6 +734,7 @@ static int run_all(void) {
     test_flash_attn();
     test_conv();
     test_supports();
+    test_empty();
     ggml_free(g_ctx);
     char name[64];
     snprintf(name, sizeof(name), "test-cpu-nn (%s)", ggml_cpu_isa_name(ggml_cpu_isa()));

@@ -1,24 +1,33 @@
 // CPU kernel of the attn family: FLASH_ATTN_EXT. Semantics as docs/op-params.md and
 // tests/ref/ref-attn.c:
-//   q [DK, N, H, B] F32; k [DK, KV, Hk, Bk], v [DV, KV, Hv, Bv] F32, F16 or BF16 (heads and dim 3
+//   q [DK, N, H, B] F32 (or F16/BF16, widened); k [DK, KV, Hk, Bk], v [DV, KV, Hv, Bv] F32, F16 or BF16 (heads and dim 3
 //   broadcast: H % Hk == 0 ...); mask [KV, >= N, m2, m3] F16/F32 or NULL; sinks F32 [H] or NULL;
 //   result F32 [DV, H, N, B] (permuted).
 //   s_j = softcap*tanh(scale*q.k_j/softcap) (scale*q.k_j without softcap) + slope(h)*mask_j
 //   out = sum_j e^{s_j} v_j / (sum_j e^{s_j} + e^{sink_h}), 0 when every s_j is -inf (no sink).
 //
-// One query row (i1, h, i3) at a time, keys in blocks of FA_BLOCK: the block's scores (q.k by SIMD
-// dot products, K widened on the fly; keys whose mask is -inf are skipped without a dot product),
-// then the running maximum is raised once per block (rescaling the accumulator and the running
-// sum), the block's weights are exponentiated together and the V rows accumulated by SIMD axpy.
-// Rows are handed out to threads in chunks, query rows of one head next to each other so that
-// consecutive rows reuse the same K/V rows from cache.
+// Work unit: up to FA_ROWS query rows that read the same K and V rows (the heads of one GQA group
+// at one query position, then the next positions). Keys are taken in blocks of FA_BLOCK: each K
+// row is widened once and dotted with every query row of the unit (keys that every row masks with
+// -inf are skipped), then each row's running maximum is raised once per block (rescaling its
+// accumulator and running sum), the block's weights are exponentiated together, and each V row is
+// widened once and accumulated into every row's accumulator. Units are handed out to threads in
+// chunks.
 
-#include "ops-nn-simd.h"
+#include "ops-nn-common.h"
 
 #include <math.h>
 #include <string.h>
 
-#define FA_BLOCK 64
+#if GGML_CPU_X86
+#    include <immintrin.h>
+#endif
+
+#define FA_BLOCK 64 // keys per block
+#define FA_ROWS  4  // query rows per work unit
+
+// mask of the first n (< 16) lanes
+#define FA_MASK16(n) ((__mmask16) ((1u << (n)) - 1))
 
 static bool fa_kv_type_ok(const struct ggml_tensor * t) {
     return t != NULL && ggml_vec_is_float_type(t->type) && t->nb[0] == ggml_type_size(t->type);
@@ -34,7 +43,7 @@ bool ggml_cpu_attn_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * v     = op->src[2];
     const struct ggml_tensor * mask  = op->src[3];
     const struct ggml_tensor * sinks = op->src[4];
-    if (op->op != GGML_OP_FLASH_ATTN_EXT || q == NULL || q->type != GGML_TYPE_F32 || !fa_kv_type_ok(k) || !fa_kv_type_ok(v)) {
+    if (op->op != GGML_OP_FLASH_ATTN_EXT || q == NULL || !ggml_vec_is_float_type(q->type) || !fa_kv_type_ok(k) || !fa_kv_type_ok(v)) {
         return false;
     }
     if (op->type != GGML_TYPE_F32 || op->nb[0] != sizeof(float)) {
@@ -62,110 +71,380 @@ bool ggml_cpu_attn_supports(const struct ggml_tensor * op) {
     return true;
 }
 
-// per-thread scratch: q row [DK], accumulator [DV], scores [FA_BLOCK], mask values [FA_BLOCK]
+//
+// dot products of up to FA_ROWS query rows with one K row, and accumulation of one V row into up
+// to FA_ROWS accumulators; K/V rows of type F32, F16 or BF16. The row count is a compile-time
+// constant in each instance (fa_*_n below), so the accumulators stay in registers.
+//
+
+#if GGML_CPU_X86
+GGML_TARGET_AVX2 static inline float fa_hsum256(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// 8 / 16 elements of type t widened to float (the tail variant reads only n < 16 of them)
+GGML_TARGET_AVX2 static inline __m256 fa_load8(const void * y, int64_t i, enum ggml_type t) {
+    if (t == GGML_TYPE_F32) {
+        return _mm256_loadu_ps((const float *) y + i);
+    }
+    const __m128i h = _mm_loadu_si128((const __m128i *) ((const uint16_t *) y + i));
+    return t == GGML_TYPE_F16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+GGML_TARGET_AVX512 static inline __m512 fa_widen16(__m256i h, enum ggml_type t) {
+    return t == GGML_TYPE_F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+GGML_TARGET_AVX512 static inline __m512 fa_load16(const void * y, int64_t i, enum ggml_type t) {
+    if (t == GGML_TYPE_F32) {
+        return _mm512_loadu_ps((const float *) y + i);
+    }
+    return fa_widen16(_mm256_loadu_si256((const __m256i *) ((const uint16_t *) y + i)), t);
+}
+GGML_TARGET_AVX512 static inline __m512 fa_load16_tail(const void * y, int64_t i, enum ggml_type t, int64_t n) {
+    if (t == GGML_TYPE_F32) {
+        return _mm512_maskz_loadu_ps(FA_MASK16(n), (const float *) y + i);
+    }
+    return fa_widen16(_mm256_maskz_loadu_epi16(FA_MASK16(n), (const uint16_t *) y + i), t);
+}
+
+__attribute__((always_inline)) GGML_TARGET_AVX512 static inline void fa_dot_avx512_n(const int nr, int64_t n,
+        const float * const * q, const void * y, enum ggml_type ty, float * out) {
+    __m512 a[FA_ROWS];
+    for (int r = 0; r < nr; r++) {
+        a[r] = _mm512_setzero_ps();
+    }
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 kv = fa_load16(y, i, ty);
+        for (int r = 0; r < nr; r++) {
+            a[r] = _mm512_fmadd_ps(_mm512_loadu_ps(q[r] + i), kv, a[r]);
+        }
+    }
+    if (i < n) {
+        const __m512 kv = fa_load16_tail(y, i, ty, n - i);
+        for (int r = 0; r < nr; r++) {
+            a[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(FA_MASK16(n - i), q[r] + i), kv, a[r]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        out[r] = _mm512_reduce_add_ps(a[r]);
+    }
+}
+__attribute__((always_inline)) GGML_TARGET_AVX512 static inline void fa_axpy_avx512_n(const int nr, int64_t n,
+        const float * w, const void * x, enum ggml_type tx, float * const * acc) {
+    __m512 vw[FA_ROWS];
+    for (int r = 0; r < nr; r++) {
+        vw[r] = _mm512_set1_ps(w[r]);
+    }
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512 xv = fa_load16(x, i, tx);
+        for (int r = 0; r < nr; r++) {
+            _mm512_storeu_ps(acc[r] + i, _mm512_fmadd_ps(xv, vw[r], _mm512_loadu_ps(acc[r] + i)));
+        }
+    }
+    if (i < n) {
+        const __mmask16 k = FA_MASK16(n - i);
+        const __m512 xv = fa_load16_tail(x, i, tx, n - i);
+        for (int r = 0; r < nr; r++) {
+            _mm512_mask_storeu_ps(acc[r] + i, k, _mm512_fmadd_ps(xv, vw[r], _mm512_maskz_loadu_ps(k, acc[r] + i)));
+        }
+    }
+}
+__attribute__((always_inline)) GGML_TARGET_AVX2 static inline void fa_dot_avx2_n(const int nr, int64_t n,
+        const float * const * q, const void * y, enum ggml_type ty, float * out) {
+    __m256 a[FA_ROWS];
+    for (int r = 0; r < nr; r++) {
+        a[r] = _mm256_setzero_ps();
+    }
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 kv = fa_load8(y, i, ty);
+        for (int r = 0; r < nr; r++) {
+            a[r] = _mm256_fmadd_ps(_mm256_loadu_ps(q[r] + i), kv, a[r]);
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        float t = fa_hsum256(a[r]);
+        for (int64_t j = i; j < n; j++) {
+            t += q[r][j]*nn_load_elem(ty, (const char *) y + j*ggml_type_size(ty));
+        }
+        out[r] = t;
+    }
+}
+__attribute__((always_inline)) GGML_TARGET_AVX2 static inline void fa_axpy_avx2_n(const int nr, int64_t n,
+        const float * w, const void * x, enum ggml_type tx, float * const * acc) {
+    __m256 vw[FA_ROWS];
+    for (int r = 0; r < nr; r++) {
+        vw[r] = _mm256_set1_ps(w[r]);
+    }
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 xv = fa_load8(x, i, tx);
+        for (int r = 0; r < nr; r++) {
+            _mm256_storeu_ps(acc[r] + i, _mm256_fmadd_ps(xv, vw[r], _mm256_loadu_ps(acc[r] + i)));
+        }
+    }
+    for (; i < n; i++) {
+        const float xv = nn_load_elem(tx, (const char *) x + i*ggml_type_size(tx));
+        for (int r = 0; r < nr; r++) {
+            acc[r][i] += w[r]*xv;
+        }
+    }
+}
+
+#define FA_INSTANCE(NR) \
+    GGML_TARGET_AVX512 static void fa_dot_avx512_##NR(int64_t n, const float * const * q, const void * y, enum ggml_type t, float * out) { \
+        fa_dot_avx512_n(NR, n, q, y, t, out); } \
+    GGML_TARGET_AVX512 static void fa_axpy_avx512_##NR(int64_t n, const float * w, const void * x, enum ggml_type t, float * const * acc) { \
+        fa_axpy_avx512_n(NR, n, w, x, t, acc); } \
+    GGML_TARGET_AVX2 static void fa_dot_avx2_##NR(int64_t n, const float * const * q, const void * y, enum ggml_type t, float * out) { \
+        fa_dot_avx2_n(NR, n, q, y, t, out); } \
+    GGML_TARGET_AVX2 static void fa_axpy_avx2_##NR(int64_t n, const float * w, const void * x, enum ggml_type t, float * const * acc) { \
+        fa_axpy_avx2_n(NR, n, w, x, t, acc); }
+FA_INSTANCE(1)
+FA_INSTANCE(2)
+FA_INSTANCE(3)
+FA_INSTANCE(4)
+#undef FA_INSTANCE
+#endif // GGML_CPU_X86
+
+typedef void (*fa_dot_fn) (int64_t n, const float * const * q, const void * y, enum ggml_type t, float * out);
+typedef void (*fa_axpy_fn)(int64_t n, const float * w, const void * x, enum ggml_type t, float * const * acc);
+
+static void fa_dot_portable(int nr, int64_t n, const float * const * q, const void * y, enum ggml_type ty, float * out) {
+    if (ty == GGML_TYPE_F32) {
+        for (int r = 0; r < nr; r++) {
+            out[r] = ggml_vec_get(true)->dot_f32(n, q[r], (const float *) y);
+        }
+        return;
+    }
+    double a[FA_ROWS] = { 0.0 };
+    const size_t es = ggml_type_size(ty);
+    for (int64_t i = 0; i < n; i++) {
+        const float kv = nn_load_elem(ty, (const char *) y + i*es);
+        for (int r = 0; r < nr; r++) {
+            a[r] += (double) q[r][i]*kv;
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        out[r] = (float) a[r];
+    }
+}
+
+static void fa_axpy_portable(int nr, int64_t n, const float * w, const void * x, enum ggml_type tx, float * const * acc) {
+    const size_t es = ggml_type_size(tx);
+    for (int64_t i = 0; i < n; i++) {
+        const float xv = nn_load_elem(tx, (const char *) x + i*es);
+        for (int r = 0; r < nr; r++) {
+            acc[r][i] += w[r]*xv;
+        }
+    }
+}
+
+// the kernels of the SIMD level in use; NULL: portable
+struct fa_kernels {
+    fa_dot_fn  dot[FA_ROWS + 1];
+    fa_axpy_fn axpy[FA_ROWS + 1];
+};
+
+static void fa_kernels_get(enum ggml_cpu_isa_level level, struct fa_kernels * kt) {
+    memset(kt, 0, sizeof(*kt));
+#if GGML_CPU_X86
+    if (level >= GGML_CPU_ISA_AVX512) {
+        kt->dot[1] = fa_dot_avx512_1; kt->dot[2] = fa_dot_avx512_2; kt->dot[3] = fa_dot_avx512_3; kt->dot[4] = fa_dot_avx512_4;
+        kt->axpy[1] = fa_axpy_avx512_1; kt->axpy[2] = fa_axpy_avx512_2; kt->axpy[3] = fa_axpy_avx512_3; kt->axpy[4] = fa_axpy_avx512_4;
+    } else if (level >= GGML_CPU_ISA_AVX2) {
+        kt->dot[1] = fa_dot_avx2_1; kt->dot[2] = fa_dot_avx2_2; kt->dot[3] = fa_dot_avx2_3; kt->dot[4] = fa_dot_avx2_4;
+        kt->axpy[1] = fa_axpy_avx2_1; kt->axpy[2] = fa_axpy_avx2_2; kt->axpy[3] = fa_axpy_avx2_3; kt->axpy[4] = fa_axpy_avx2_4;
+    }
+#else
+    (void) level;
+#endif
+}
+
+// per-thread scratch, each piece rounded up to a cache line: FA_ROWS query rows [DK],
+// FA_ROWS accumulators [DV], FA_ROWS score blocks and FA_ROWS mask blocks [FA_BLOCK]
+static size_t fa_pad(size_t n) {
+    return GGML_PAD(n, GGML_CPU_CACHE_LINE);
+}
+
 static size_t fa_thread_bytes(int64_t dk, int64_t dv) {
-    return GGML_PAD((size_t) dk*sizeof(float), GGML_CPU_CACHE_LINE) + GGML_PAD((size_t) dv*sizeof(float), GGML_CPU_CACHE_LINE) +
-           2*GGML_PAD(FA_BLOCK*sizeof(float), GGML_CPU_CACHE_LINE);
+    return FA_ROWS*(fa_pad((size_t) dk*sizeof(float)) + fa_pad((size_t) dv*sizeof(float)) +
+                    2*fa_pad(FA_BLOCK*sizeof(float)));
 }
 
 size_t ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads) {
     return fa_thread_bytes(op->src[0]->ne[0], op->src[2]->ne[0])*(size_t) n_threads;
 }
 
+// rows sharing K and V: the heads of a GQA group when K and V group the heads alike, else one head
+static int64_t fa_group_heads(const struct ggml_tensor * op) {
+    const struct ggml_tensor * q = op->src[0], * k = op->src[1], * v = op->src[2];
+    const int64_t G = k->ne[2] == v->ne[2] && k->ne[3] == v->ne[3] ? q->ne[2] / k->ne[2] : 1;
+    return G > 0 ? G : 1; // (no heads at all: no units either way)
+}
+
+// work units: per (i3, head group), ceil(group heads * N / FA_ROWS)
+static int64_t fa_n_units(const struct ggml_tensor * op, int64_t * units_per_group) {
+    const struct ggml_tensor * q = op->src[0];
+    const int64_t G = fa_group_heads(op);
+    *units_per_group = (G*q->ne[1] + FA_ROWS - 1) / FA_ROWS;
+    return *units_per_group*(q->ne[2] / G)*q->ne[3];
+}
+
 int ggml_cpu_attn_n_tasks(const struct ggml_tensor * op, int n_threads) {
-    const int64_t rows = op->ne[1]*op->ne[2]*op->ne[3];
-    return rows < 1 ? 1 : (rows < n_threads ? (int) rows : n_threads);
+    int64_t upg;
+    const int64_t units = fa_n_units(op, &upg);
+    return units < 1 ? 1 : (units < n_threads ? (int) units : n_threads);
 }
 
 struct fa_ctx {
     const struct ggml_tensor * q, * k, * v, * mask, * sinks;
     struct ggml_tensor * dst;
     nn_vf vf;
+    struct fa_kernels kt;
     float scale, max_bias, softcap;
-    float * qbuf, * acc, * s, * mbuf;
+    float * qbuf[FA_ROWS], * acc[FA_ROWS], * s[FA_ROWS], * mbuf[FA_ROWS];
 };
 
-static void fa_row(const struct fa_ctx * c, int64_t i1, int64_t h, int64_t i3) {
+// the FA_ROWS-or-fewer rows (i1[r], h[r]) of one unit at dim-3 index i3; they share K and V rows
+static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const int64_t * h, int64_t i3) {
     const struct ggml_tensor * q = c->q, * k = c->k, * v = c->v, * mask = c->mask;
-    const nn_vf   vf  = c->vf;
+    const nn_vf   vf = c->vf;
     const int64_t DK = q->ne[0], DV = v->ne[0], KV = k->ne[1];
     const int64_t H  = q->ne[2], B = q->ne[3];
 
-    ggml_vec_load_f32(vf, GGML_TYPE_F32, (const char *) q->data + i1*q->nb[1] + h*q->nb[2] + i3*q->nb[3], q->nb[0], DK, c->qbuf);
-
-    const char * kbase = (const char *) k->data + (h / (H / k->ne[2]))*k->nb[2] + (i3 / (B / k->ne[3]))*k->nb[3];
-    const char * vbase = (const char *) v->data + (h / (H / v->ne[2]))*v->nb[2] + (i3 / (B / v->ne[3]))*v->nb[3];
-    const char * mrow  = NULL;
-    float slope = 1.0f;
-    if (mask != NULL) {
-        mrow  = (const char *) mask->data + i1*mask->nb[1] + (h % mask->ne[2])*mask->nb[2] + (i3 % mask->ne[3])*mask->nb[3];
-        slope = nn_alibi_slope(c->max_bias, H, h);
+    const char * kbase = (const char *) k->data + (h[0] / (H / k->ne[2]))*k->nb[2] + (i3 / (B / k->ne[3]))*k->nb[3];
+    const char * vbase = (const char *) v->data + (h[0] / (H / v->ne[2]))*v->nb[2] + (i3 / (B / v->ne[3]))*v->nb[3];
+    const char * mrow[FA_ROWS];
+    float slope[FA_ROWS];
+    float M[FA_ROWS], S[FA_ROWS];
+    for (int r = 0; r < nr; r++) {
+        ggml_vec_load_f32(vf, q->type, (const char *) q->data + i1[r]*q->nb[1] + h[r]*q->nb[2] + i3*q->nb[3],
+                q->nb[0], DK, c->qbuf[r]);
+        mrow[r]  = NULL;
+        slope[r] = 1.0f;
+        if (mask != NULL) {
+            mrow[r]  = (const char *) mask->data + i1[r]*mask->nb[1] + (h[r] % mask->ne[2])*mask->nb[2] +
+                       (i3 % mask->ne[3])*mask->nb[3];
+            slope[r] = nn_alibi_slope(c->max_bias, H, h[r]);
+        }
+        memset(c->acc[r], 0, (size_t) DV*sizeof(float));
+        M[r] = -INFINITY; // running maximum
+        S[r] = 0.0f;      // running sum of e^{s_j - M}
     }
-
-    float * acc = c->acc;
-    float * s   = c->s;
-    memset(acc, 0, (size_t) DV*sizeof(float));
-    float M = -INFINITY; // running maximum
-    float S = 0.0f;      // running sum of e^{s_j - M}
+    const float * const * qrows = (const float * const *) c->qbuf;
+    const fa_dot_fn  dot  = c->kt.dot[nr];
+    const fa_axpy_fn axpy = c->kt.axpy[nr];
+    const size_t mes = mask != NULL ? ggml_type_size(mask->type) : 0;
 
     for (int64_t j0 = 0; j0 < KV; j0 += FA_BLOCK) {
         const int64_t nb = KV - j0 < FA_BLOCK ? KV - j0 : FA_BLOCK;
-        if (mrow != NULL) {
-            const size_t es = ggml_type_size(mask->type);
-            ggml_vec_load_f32(vf, mask->type, mrow + j0*es, es, nb, c->mbuf);
+        // mask values, times the slope (0 without a mask)
+        for (int r = 0; r < nr; r++) {
+            float * mb = c->mbuf[r];
+            if (mrow[r] != NULL) {
+                ggml_vec_load_f32(vf, mask->type, mrow[r] + j0*mes, mes, nb, mb);
+                if (slope[r] != 1.0f) {
+                    vf->scale_f32(nb, mb, mb, slope[r], 0.0f);
+                }
+            } else {
+                memset(mb, 0, (size_t) nb*sizeof(float));
+            }
         }
-        float bmax = -INFINITY;
+        // scores
         for (int64_t jj = 0; jj < nb; jj++) {
-            const float mv = mrow != NULL ? slope*c->mbuf[jj] : 0.0f;
-            if (mv == -INFINITY) {
-                s[jj] = -INFINITY;
+            bool any = false;
+            for (int r = 0; r < nr; r++) {
+                any = any || c->mbuf[r][jj] != -INFINITY;
+            }
+            if (!any) {
+                for (int r = 0; r < nr; r++) {
+                    c->s[r][jj] = -INFINITY;
+                }
                 continue;
             }
-            float x = nn_dot(vf, DK, c->qbuf, kbase + (j0 + jj)*k->nb[1], k->type)*c->scale;
-            if (c->softcap != 0.0f) {
-                x = c->softcap*tanhf(x/c->softcap);
+            float d[FA_ROWS];
+            const char * krow = kbase + (j0 + jj)*k->nb[1];
+            if (dot != NULL) {
+                dot(DK, qrows, krow, k->type, d);
+            } else {
+                fa_dot_portable(nr, DK, qrows, krow, k->type, d);
             }
-            x += mv;
-            s[jj] = x;
-            bmax = x > bmax ? x : bmax;
-        }
-        if (bmax == -INFINITY) {
-            continue; // the whole block is masked
-        }
-        if (bmax > M) {
-            if (M != -INFINITY) {
-                const float r = expf(M - bmax);
-                vf->scale_f32(DV, acc, acc, r, 0.0f);
-                S *= r;
+            for (int r = 0; r < nr; r++) {
+                float x = d[r]*c->scale;
+                if (c->softcap != 0.0f) {
+                    x = c->softcap*tanhf(x/c->softcap);
+                }
+                c->s[r][jj] = x + c->mbuf[r][jj]; // -inf where masked
             }
-            M = bmax;
         }
-        S += (float) vf->soft_max_f32(nb, s, s, M);
+        // running maxima and weights
+        bool any_row = false;
+        for (int r = 0; r < nr; r++) {
+            float * sr = c->s[r];
+            const float bmax = vf->max_f32(nb, sr);
+            if (bmax == -INFINITY) {
+                memset(sr, 0, (size_t) nb*sizeof(float)); // the whole block is masked for this row
+                continue;
+            }
+            if (bmax > M[r]) {
+                if (M[r] != -INFINITY) {
+                    const float f = expf(M[r] - bmax);
+                    vf->scale_f32(DV, c->acc[r], c->acc[r], f, 0.0f);
+                    S[r] *= f;
+                }
+                M[r] = bmax;
+            }
+            S[r] += (float) vf->soft_max_f32(nb, sr, sr, M[r]);
+            any_row = true;
+        }
+        if (!any_row) {
+            continue;
+        }
+        // values
         for (int64_t jj = 0; jj < nb; jj++) {
-            if (s[jj] != 0.0f) {
-                nn_axpy(vf, DV, s[jj], vbase + (j0 + jj)*v->nb[1], v->type, acc);
+            float w[FA_ROWS];
+            bool any = false;
+            for (int r = 0; r < nr; r++) {
+                w[r] = c->s[r][jj];
+                any = any || w[r] != 0.0f;
+            }
+            if (!any) {
+                continue;
+            }
+            const char * vrow = vbase + (j0 + jj)*v->nb[1];
+            if (axpy != NULL) {
+                axpy(DV, w, vrow, v->type, c->acc);
+            } else {
+                fa_axpy_portable(nr, DV, w, vrow, v->type, c->acc);
             }
         }
     }
 
-    if (c->sinks != NULL) {
-        const float sink = ((const float *) c->sinks->data)[h];
-        if (sink > -INFINITY) {
-            if (sink > M) {
-                const float r = M == -INFINITY ? 0.0f : expf(M - sink);
-                vf->scale_f32(DV, acc, acc, r, 0.0f);
-                S *= r;
-                M = sink;
+    for (int r = 0; r < nr; r++) {
+        float * acc = c->acc[r];
+        if (c->sinks != NULL) {
+            const float sink = ((const float *) c->sinks->data)[h[r]];
+            if (sink > -INFINITY) {
+                if (sink > M[r]) {
+                    const float f = M[r] == -INFINITY ? 0.0f : expf(M[r] - sink);
+                    vf->scale_f32(DV, acc, acc, f, 0.0f);
+                    S[r] *= f;
+                    M[r] = sink;
+                }
+                S[r] += expf(sink - M[r]);
             }
-            S += expf(sink - M);
         }
-    }
-
-    float * out = (float *) ((char *) c->dst->data + h*c->dst->nb[1] + i1*c->dst->nb[2] + i3*c->dst->nb[3]);
-    if (S > 0.0f) {
-        vf->scale_f32(DV, out, acc, 1.0f/S, 0.0f);
-    } else {
-        memset(out, 0, (size_t) DV*sizeof(float)); // nothing to attend to
+        float * out = (float *) ((char *) c->dst->data + h[r]*c->dst->nb[1] + i1[r]*c->dst->nb[2] + i3*c->dst->nb[3]);
+        if (S[r] > 0.0f) {
+            vf->scale_f32(DV, out, acc, 1.0f/S[r], 0.0f);
+        } else {
+            memset(out, 0, (size_t) DV*sizeof(float)); // nothing to attend to
+        }
     }
 }
 
@@ -178,30 +457,47 @@ enum ggml_status ggml_cpu_attn_forward(const struct ggml_compute_params * params
     c.sinks = op->src[4];
     c.dst   = op;
     c.vf    = ggml_vec_get(params->use_ref);
+    fa_kernels_get(c.vf->level, &c.kt);
     c.scale    = ggml_get_op_params_f32(op, 0);
     c.max_bias = ggml_get_op_params_f32(op, 1);
     c.softcap  = ggml_get_op_params_f32(op, 2);
 
     const int64_t DK = c.q->ne[0], DV = c.v->ne[0];
     char * w = (char *) params->wdata + (size_t) params->ith*fa_thread_bytes(DK, DV);
-    c.qbuf = (float *) w; w += GGML_PAD((size_t) DK*sizeof(float), GGML_CPU_CACHE_LINE);
-    c.acc  = (float *) w; w += GGML_PAD((size_t) DV*sizeof(float), GGML_CPU_CACHE_LINE);
-    c.s    = (float *) w; w += GGML_PAD(FA_BLOCK*sizeof(float), GGML_CPU_CACHE_LINE);
-    c.mbuf = (float *) w;
-
-    // rows r = i1 + N*(h + H*i3), handed out in chunks
-    const int64_t N = c.q->ne[1], H = c.q->ne[2];
-    const int64_t rows = N*H*c.q->ne[3];
-    int64_t chunk = rows / ((int64_t) params->nth*4);
-    chunk = chunk < 1 ? 1 : chunk;
-    if (rows / chunk >= INT32_MAX) {
-        chunk = rows / (INT32_MAX/2) + 1; // chunk numbers are ints
+    for (int r = 0; r < FA_ROWS; r++) {
+        c.qbuf[r] = (float *) w; w += fa_pad((size_t) DK*sizeof(float));
+        c.acc[r]  = (float *) w; w += fa_pad((size_t) DV*sizeof(float));
+        c.s[r]    = (float *) w; w += fa_pad(FA_BLOCK*sizeof(float));
+        c.mbuf[r] = (float *) w; w += fa_pad(FA_BLOCK*sizeof(float));
     }
-    const int64_t n_chunks = (rows + chunk - 1) / chunk;
+
+    // unit u: group g = u / upg of dim-3 index i3 = g / n_hgroups, rows FA_ROWS*(u % upg) ... of the
+    // group's list (head fastest, then query position)
+    const int64_t N = c.q->ne[1];
+    const int64_t G = fa_group_heads(op);
+    const int64_t n_hgroups = c.q->ne[2] / G;
+    int64_t upg;
+    const int64_t units = fa_n_units(op, &upg);
+    int64_t chunk = units / ((int64_t) params->nth*8);
+    chunk = chunk < 1 ? 1 : chunk;
+    if (units / chunk >= INT32_MAX) {
+        chunk = units / (INT32_MAX/2) + 1; // chunk numbers are ints
+    }
+    const int64_t n_chunks = (units + chunk - 1) / chunk;
     for (int64_t ch = ggml_cpu_chunk_next(params->threadpool); ch < n_chunks; ch = ggml_cpu_chunk_next(params->threadpool)) {
-        const int64_t r1 = (ch + 1)*chunk < rows ? (ch + 1)*chunk : rows;
-        for (int64_t r = ch*chunk; r < r1; r++) {
-            fa_row(&c, r % N, (r / N) % H, r / (N*H));
+        const int64_t u1 = (ch + 1)*chunk < units ? (ch + 1)*chunk : units;
+        for (int64_t u = ch*chunk; u < u1; u++) {
+            const int64_t g  = u / upg;
+            const int64_t i3 = g / n_hgroups;
+            const int64_t hg = g % n_hgroups;
+            const int64_t l0 = (u % upg)*FA_ROWS;
+            const int64_t l1 = l0 + FA_ROWS < G*N ? l0 + FA_ROWS : G*N;
+            int64_t i1[FA_ROWS], h[FA_ROWS];
+            for (int64_t l = l0; l < l1; l++) {
+                h[l - l0]  = hg*G + l % G;
+                i1[l - l0] = l / G;
+            }
+            fa_unit(&c, (int) (l1 - l0), i1, h, i3);
         }
     }
     return GGML_STATUS_SUCCESS;

@@ -2,12 +2,18 @@
 // POOL_2D (MAX, AVG). Semantics as docs/op-params.md and tests/ref/ref-conv.c. Data may be F32,
 // F16 or BF16 and is read through its strides (views and permutations are fine).
 //
-// CONV_2D: the kernel is widened to a float matrix [OC][IC*KH*KW] in the shared work buffer (all
-// threads convert a share, then meet at a barrier; skipped for a contiguous F32 kernel), then
-// every thread takes tiles of output positions, gathers the tile's im2col columns into its own
-// scratch and computes each output as a SIMD dot product of a kernel row with a column.
+// CONV_2D: the kernel is widened to a float matrix [OC][K], K = IC*KH*KW, in the shared work
+// buffer (all threads convert a share, then meet at a barrier; skipped for a contiguous F32
+// kernel). Then every thread takes tiles of P output positions of one image: it gathers the
+// tile's im2col columns transposed ([K][P], rows copied in runs along the output rows) into its
+// own scratch and multiplies: a micro-kernel computes 4 output channels x 16 positions at a time
+// with the accumulators in registers (one column load, 4 broadcasts and 4 FMAs per k).
 
-#include "ops-nn-simd.h"
+#include "ops-nn-common.h"
+
+#if GGML_CPU_X86
+#    include <immintrin.h>
+#endif
 
 #include <float.h>
 #include <string.h>
@@ -30,29 +36,103 @@ static void conv_geom_params(const struct ggml_tensor * op, struct conv_geom * g
     g->d0 = ggml_get_op_params_i32(op, 4); g->d1 = ggml_get_op_params_i32(op, 5);
 }
 
+// strides and dilations of at least 1 (what the constructors make)
+static bool conv_geom_steps_ok(const struct conv_geom * g) {
+    return g->s0 >= 1 && g->s1 >= 1 && g->d0 >= 1 && g->d1 >= 1;
+}
+
+// ceil(a/b) for b > 0 and any a
+static inline int64_t conv_ceil_div(int64_t a, int64_t b) {
+    return a >= 0 ? (a + b - 1)/b : -((-a)/b);
+}
+
+// The in-bounds part [*lo, *hi) of the indices t in [t0, t1) with 0 <= t*s + off < n (s >= 1).
+static inline void conv_valid(int64_t t0, int64_t t1, int64_t s, int64_t off, int64_t n, int64_t * lo, int64_t * hi) {
+    int64_t a = conv_ceil_div(-off, s);
+    int64_t b = conv_ceil_div(n - off, s);
+    a = a > t0 ? a : t0;
+    b = b < t1 ? b : t1;
+    *lo = a;
+    *hi = b > a ? b : a;
+}
+
+// n elements of type t at stride `stride` bytes, widened into dst. Runs are short (a kernel row),
+// so F32 is copied inline instead of through a call.
+static inline void conv_load_run(nn_vf vf, enum ggml_type t, const char * src, size_t stride, int64_t n, float * dst) {
+    if (t == GGML_TYPE_F32) {
+        for (int64_t i = 0; i < n; i++) {
+            memcpy(dst + i, src + (size_t) i*stride, sizeof(float));
+        }
+    } else {
+        ggml_vec_load_f32(vf, t, src, stride, n, dst);
+    }
+}
+
+static inline void conv_zero(float * dst, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        dst[i] = 0.0f;
+    }
+}
+
 // one im2col column (K = IC*KH*KW floats) for output position (ox, oy) of image n
-static void conv_gather(const struct conv_geom * g, const struct ggml_tensor * b, int64_t ox, int64_t oy, int64_t n, float * col) {
+static void conv_gather(nn_vf vf, const struct conv_geom * g, const struct ggml_tensor * b, int64_t ox, int64_t oy, int64_t n, float * col) {
     const char * base = (const char *) b->data + n*g->nb_n;
-    const bool f32_rows = b->type == GGML_TYPE_F32;
+    // kernel columns kw whose input column ox*s0 + kw*d0 - p0 is inside the data
+    int64_t kw0, kw1;
+    conv_valid(0, g->KW, g->d0, ox*g->s0 - g->p0, g->IW, &kw0, &kw1);
+    const int64_t ix0 = ox*g->s0 + kw0*g->d0 - g->p0;
     for (int64_t ic = 0; ic < g->IC; ic++) {
         for (int64_t kh = 0; kh < g->KH; kh++) {
             float * out = col + (ic*g->KH + kh)*g->KW;
             const int64_t iy = oy*g->s1 + kh*g->d1 - g->p1;
-            if (iy < 0 || iy >= g->IH) {
-                memset(out, 0, (size_t) g->KW*sizeof(float));
+            if (iy < 0 || iy >= g->IH || kw0 >= kw1) {
+                conv_zero(out, g->KW);
                 continue;
             }
-            const char * row = base + ic*g->nb_c + iy*g->nb_h;
-            for (int64_t kw = 0; kw < g->KW; kw++) {
-                const int64_t ix = ox*g->s0 + kw*g->d0 - g->p0;
-                if (ix < 0 || ix >= g->IW) {
-                    out[kw] = 0.0f;
-                } else if (f32_rows) {
-                    out[kw] = *(const float *) (row + ix*g->nb_w);
-                } else {
-                    out[kw] = nn_load_elem(b->type, row + ix*g->nb_w);
+            conv_zero(out, kw0);
+            conv_load_run(vf, b->type, base + ic*g->nb_c + iy*g->nb_h + ix0*g->nb_w, (size_t) g->d0*g->nb_w,
+                    kw1 - kw0, out + kw0);
+            conv_zero(out + kw1, g->KW - kw1);
+        }
+    }
+}
+
+// The im2col columns of positions q0 .. q0+np-1 (q = oy*OW + ox) of image n, transposed: row k
+// (k = (ic*KH + kh)*KW + kw) holds the np values of kernel element k at stride P floats.
+static void conv_gather_tile(nn_vf vf, const struct conv_geom * g, const struct ggml_tensor * b, int64_t n,
+        int64_t q0, int64_t np, float * colsT, int64_t P) {
+    const char * base = (const char *) b->data + n*g->nb_n;
+    const int64_t K = g->IC*g->KH*g->KW;
+    // runs of positions on one output row
+    for (int64_t p = 0; p < np; ) {
+        const int64_t q   = q0 + p;
+        const int64_t oy  = q / g->OW;
+        const int64_t ox0 = q % g->OW;
+        const int64_t len = np - p < g->OW - ox0 ? np - p : g->OW - ox0;
+        for (int64_t ic = 0; ic < g->IC; ic++) {
+            for (int64_t kh = 0; kh < g->KH; kh++) {
+                const int64_t iy = oy*g->s1 + kh*g->d1 - g->p1;
+                const bool row_in = iy >= 0 && iy < g->IH;
+                const char * row = base + ic*g->nb_c + (row_in ? iy : 0)*g->nb_h;
+                for (int64_t kw = 0; kw < g->KW; kw++) {
+                    float * out = colsT + ((ic*g->KH + kh)*g->KW + kw)*P + p;
+                    int64_t lo = ox0, hi = ox0;
+                    const int64_t off = kw*g->d0 - g->p0;
+                    if (row_in) {
+                        conv_valid(ox0, ox0 + len, g->s0, off, g->IW, &lo, &hi);
+                    }
+                    conv_zero(out, lo - ox0);
+                    conv_load_run(vf, b->type, row + (lo*g->s0 + off)*g->nb_w, (size_t) g->s0*g->nb_w, hi - lo, out + (lo - ox0));
+                    conv_zero(out + (hi - ox0), ox0 + len - hi);
                 }
             }
+        }
+        p += len;
+    }
+    // columns past np (last tile) take part in the SIMD blocks: keep them finite
+    if (np < P) {
+        for (int64_t k = 0; k < K; k++) {
+            memset(colsT + k*P + np, 0, (size_t) (P - np)*sizeof(float));
         }
     }
 }
@@ -80,7 +160,9 @@ static bool im2col_geom(const struct ggml_tensor * op, struct conv_geom * g) {
     g->nb_c = is_2d ? b->nb[2] : b->nb[1];
     g->nb_n = is_2d ? b->nb[3] : b->nb[2];
     if (!is_2d) {
-        g->s1 = 1; g->p1 = 0; g->d1 = 1;
+        // one output row and one kernel row: s1 and d1 multiply 0 (p1 still shifts the row, as
+        // in the family, which makes every element 0 unless p1 == 0)
+        g->s1 = 1; g->d1 = 1;
     }
     const int64_t n_out = is_2d ? op->ne[3] : op->ne[2];
     return op->ne[0] == g->IC*g->KH*g->KW && n_out == g->N && (is_2d || (op->ne[3] == 1 && b->ne[3] == 1));
@@ -96,7 +178,7 @@ static bool im2col_supports(const struct ggml_tensor * op) {
         return false;
     }
     struct conv_geom g;
-    return im2col_geom(op, &g);
+    return im2col_geom(op, &g) && conv_geom_steps_ok(&g);
 }
 
 static void im2col_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
@@ -118,7 +200,7 @@ static void im2col_forward(const struct ggml_compute_params * params, struct ggm
         const int64_t n  = r / (g.OW*g.OH);
         char * dst = (char *) op->data + ow*op->nb[1] + (is_2d ? oh*op->nb[2] + n*op->nb[3] : n*op->nb[2]);
         float * col = direct ? (float *) dst : tmp;
-        conv_gather(&g, b, ow, oh, n, col);
+        conv_gather(vf, &g, b, ow, oh, n, col);
         if (!direct) {
             ggml_vec_store_f32(vf, op->type, dst, op->nb[0], K, col);
         }
@@ -145,7 +227,9 @@ static bool conv2d_supports(const struct ggml_tensor * op) {
     if (k == NULL || b == NULL || !ggml_vec_is_float_type(k->type) || !ggml_vec_is_float_type(b->type)) {
         return false;
     }
-    return op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float) &&
+    struct conv_geom g;
+    conv_geom_params(op, &g);
+    return op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float) && conv_geom_steps_ok(&g) &&
            k->ne[2] == b->ne[2] && op->ne[2] == k->ne[3] && op->ne[3] == b->ne[3];
 }
 
@@ -154,10 +238,11 @@ static bool conv2d_kernel_direct(const struct ggml_tensor * k) {
     return k->type == GGML_TYPE_F32 && ggml_is_contiguous(k);
 }
 
-// positions per tile: about 64 KiB of columns, 1..64 positions
+// positions per tile (a multiple of 16): 64, fewer for long columns (the tile is K*P floats)
 static int64_t conv2d_tile(int64_t K) {
-    int64_t P = (int64_t) (64*1024/sizeof(float)) / (K > 0 ? K : 1);
-    return P < 1 ? 1 : (P > 64 ? 64 : P);
+    if (K <= 1024) return 64;
+    if (K <= 2048) return 32;
+    return 16;
 }
 
 static size_t conv2d_kernel_bytes(const struct ggml_tensor * op) {
@@ -172,6 +257,68 @@ static size_t conv2d_thread_bytes(const struct ggml_tensor * op) {
     const struct ggml_tensor * k = op->src[0];
     const int64_t K = k->ne[0]*k->ne[1]*k->ne[2];
     return GGML_PAD((size_t) (conv2d_tile(K)*K)*sizeof(float), GGML_CPU_CACHE_LINE);
+}
+
+// The tile product: out[o][p] = sum_k w[o][k]*colsT[k*P + p] for 4 kernel rows w[0..3] (K floats
+// each) and the 16 positions p0 .. p0+15 (colsT has P >= p0 + 16 columns).
+#if GGML_CPU_X86
+GGML_TARGET_AVX512 static void conv2d_mk_avx512(int64_t K, const float * const w[4], const float * colsT, int64_t P, int64_t p0, float out[4][16]) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+    const float * c = colsT + p0;
+    for (int64_t k = 0; k < K; k++, c += P) {
+        const __m512 v = _mm512_loadu_ps(c);
+        a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[0][k]), v, a0);
+        a1 = _mm512_fmadd_ps(_mm512_set1_ps(w[1][k]), v, a1);
+        a2 = _mm512_fmadd_ps(_mm512_set1_ps(w[2][k]), v, a2);
+        a3 = _mm512_fmadd_ps(_mm512_set1_ps(w[3][k]), v, a3);
+    }
+    _mm512_storeu_ps(out[0], a0);
+    _mm512_storeu_ps(out[1], a1);
+    _mm512_storeu_ps(out[2], a2);
+    _mm512_storeu_ps(out[3], a3);
+}
+GGML_TARGET_AVX2 static void conv2d_mk_avx2(int64_t K, const float * const w[4], const float * colsT, int64_t P, int64_t p0, float out[4][16]) {
+    __m256 a[4][2];
+    for (int o = 0; o < 4; o++) {
+        a[o][0] = _mm256_setzero_ps();
+        a[o][1] = _mm256_setzero_ps();
+    }
+    const float * c = colsT + p0;
+    for (int64_t k = 0; k < K; k++, c += P) {
+        const __m256 v0 = _mm256_loadu_ps(c), v1 = _mm256_loadu_ps(c + 8);
+        for (int o = 0; o < 4; o++) {
+            const __m256 wk = _mm256_broadcast_ss(&w[o][k]);
+            a[o][0] = _mm256_fmadd_ps(wk, v0, a[o][0]);
+            a[o][1] = _mm256_fmadd_ps(wk, v1, a[o][1]);
+        }
+    }
+    for (int o = 0; o < 4; o++) {
+        _mm256_storeu_ps(out[o], a[o][0]);
+        _mm256_storeu_ps(out[o] + 8, a[o][1]);
+    }
+}
+#endif
+
+static void conv2d_mk(enum ggml_cpu_isa_level isa, int64_t K, const float * const w[4], const float * colsT, int64_t P, int64_t p0, float out[4][16]) {
+#if GGML_CPU_X86
+    if (isa >= GGML_CPU_ISA_AVX512) { conv2d_mk_avx512(K, w, colsT, P, p0, out); return; }
+    if (isa >= GGML_CPU_ISA_AVX2)   { conv2d_mk_avx2(K, w, colsT, P, p0, out);   return; }
+#endif
+    (void) isa;
+    for (int o = 0; o < 4; o++) {
+        for (int i = 0; i < 16; i++) {
+            out[o][i] = 0.0f;
+        }
+    }
+    const float * c = colsT + p0;
+    for (int64_t k = 0; k < K; k++, c += P) {
+        for (int o = 0; o < 4; o++) {
+            const float wk = w[o][k];
+            for (int i = 0; i < 16; i++) {
+                out[o][i] += wk*c[i];
+            }
+        }
+    }
 }
 
 static void conv2d_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
@@ -202,7 +349,9 @@ static void conv2d_forward(const struct ggml_compute_params * params, struct ggm
         ggml_cpu_barrier(params->threadpool);
         kf = kw;
     }
-    float * cols = (float *) ((char *) params->wdata + kbytes + (size_t) params->ith*conv2d_thread_bytes(op));
+    float * colsT = (float *) ((char *) params->wdata + kbytes + (size_t) params->ith*conv2d_thread_bytes(op));
+    // positions of a plane are adjacent in memory when the result rows are contiguous and packed
+    const bool packed = op->nb[0] == sizeof(float) && op->nb[1] == (size_t) g.OW*sizeof(float);
 
     const int64_t n_pos   = g.OW*g.OH;
     const int64_t n_tiles = (n_pos + P - 1) / P;
@@ -211,17 +360,28 @@ static void conv2d_forward(const struct ggml_compute_params * params, struct ggm
         const int64_t n  = it / n_tiles;
         const int64_t q0 = (it % n_tiles)*P;
         const int64_t np = n_pos - q0 < P ? n_pos - q0 : P;
-        for (int64_t pp = 0; pp < np; pp++) {
-            const int64_t q = q0 + pp;
-            conv_gather(&g, b, q % g.OW, q / g.OW, n, cols + pp*K);
-        }
-        for (int64_t oc = 0; oc < OC; oc++) {
-            const float * krow = kf + oc*K;
-            char * dplane = (char *) op->data + oc*op->nb[2] + n*op->nb[3];
-            for (int64_t pp = 0; pp < np; pp++) {
-                const int64_t q = q0 + pp;
-                float * out = (float *) (dplane + (q % g.OW)*op->nb[0] + (q / g.OW)*op->nb[1]);
-                *out = vf->dot_f32(K, krow, cols + pp*K);
+        conv_gather_tile(vf, &g, b, n, q0, np, colsT, P);
+        for (int64_t ob = 0; ob < OC; ob += 4) {
+            const int64_t nob = OC - ob < 4 ? OC - ob : 4;
+            const float * w[4];
+            for (int o = 0; o < 4; o++) {
+                w[o] = kf + (ob + (o < nob ? o : nob - 1))*K; // repeat the last row in a short block
+            }
+            for (int64_t p0 = 0; p0 < np; p0 += 16) {
+                float out[4][16];
+                conv2d_mk(vf->level, K, w, colsT, P, p0, out);
+                const int64_t cnt = np - p0 < 16 ? np - p0 : 16;
+                for (int64_t o = 0; o < nob; o++) {
+                    char * plane = (char *) op->data + (ob + o)*op->nb[2] + n*op->nb[3];
+                    if (packed) {
+                        memcpy(plane + (q0 + p0)*sizeof(float), out[o], (size_t) cnt*sizeof(float));
+                    } else {
+                        for (int64_t i = 0; i < cnt; i++) {
+                            const int64_t q = q0 + p0 + i;
+                            *(float *) (plane + (q % g.OW)*op->nb[0] + (q / g.OW)*op->nb[1]) = out[o][i];
+                        }
+                    }
+                }
             }
         }
     }

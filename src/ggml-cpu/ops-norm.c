@@ -1,11 +1,12 @@
 // CPU kernels of the norm family: NORM, RMS_NORM, L2_NORM, GROUP_NORM, SOFT_MAX, DIAG_MASK_INF,
-// DIAG_MASK_ZERO (F32). Semantics as docs/op-params.md and tests/ref (ref-norm.c, ref-softmax.c).
+// DIAG_MASK_ZERO, for F32, F16 and BF16 rows (the result has the source's type; arithmetic in
+// float). Semantics as docs/op-params.md and tests/ref (ref-norm.c, ref-softmax.c, ref-shape.c).
 //
-// Rows are read through nb1..nb3 (any layout); a row whose elements are not adjacent
-// (nb0 != sizeof(float)) goes through a per-thread scratch row. Work is split across threads by
-// rows (GROUP_NORM: by (group, i3) pairs).
+// Rows are read through nb1..nb3 (any layout). F32 rows with adjacent elements are used in place;
+// other rows (F16/BF16, or nb0 != sizeof(float)) go through a per-thread scratch row. Work is
+// split across threads by rows (GROUP_NORM: by (group, i3) pairs).
 
-#include "ops-nn-simd.h"
+#include "ops-nn-common.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,13 +17,19 @@ static size_t norm_row_bytes(int64_t ne0) {
 }
 
 
-static bool norm_same_shape_f32(const struct ggml_tensor * op) {
+// a float type, the result of the same type and shape
+static bool norm_same_shape_float(const struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
-    return a != NULL && a->type == GGML_TYPE_F32 && op->type == GGML_TYPE_F32 && ggml_are_same_shape(a, op);
+    return a != NULL && ggml_vec_is_float_type(a->type) && op->type == a->type && ggml_are_same_shape(a, op);
+}
+
+// whether rows of t can be used as float arrays in place
+static bool norm_direct(const struct ggml_tensor * t) {
+    return t->type == GGML_TYPE_F32 && t->nb[0] == sizeof(float);
 }
 
 static bool norm_softmax_supports(const struct ggml_tensor * op) {
-    if (!norm_same_shape_f32(op)) {
+    if (!norm_same_shape_float(op)) {
         return false;
     }
     const struct ggml_tensor * a     = op->src[0];
@@ -52,9 +59,9 @@ bool ggml_cpu_norm_supports(const struct ggml_tensor * op) {
         case GGML_OP_L2_NORM:
         case GGML_OP_DIAG_MASK_INF:
         case GGML_OP_DIAG_MASK_ZERO:
-            return norm_same_shape_f32(op);
+            return norm_same_shape_float(op);
         case GGML_OP_GROUP_NORM:
-            return norm_same_shape_f32(op) && ggml_get_op_params_i32(op, 0) >= 1;
+            return norm_same_shape_float(op) && ggml_get_op_params_i32(op, 0) >= 1;
         case GGML_OP_SOFT_MAX:
             return norm_softmax_supports(op);
         default:
@@ -103,8 +110,8 @@ static void norm_rows(const struct ggml_compute_params * params, struct ggml_ten
     if (n == 0) {
         return;
     }
-    const bool a_contig = a->nb[0] == sizeof(float);
-    const bool d_contig = op->nb[0] == sizeof(float);
+    const bool a_contig = norm_direct(a);
+    const bool d_contig = norm_direct(op);
     float * tmp = norm_scratch(params, n, 0);
 
     int64_t r0, r1;
@@ -118,7 +125,7 @@ static void norm_rows(const struct ggml_compute_params * params, struct ggml_ten
 
         const float * x = (const float *) src;
         if (!a_contig) {
-            ggml_vec_load_f32(vf, GGML_TYPE_F32, src, a->nb[0], n, tmp);
+            ggml_vec_load_f32(vf, a->type, src, a->nb[0], n, tmp);
             x = tmp;
         }
         float * y = d_contig ? (float *) dst : tmp;
@@ -143,7 +150,7 @@ static void norm_rows(const struct ggml_compute_params * params, struct ggml_ten
         }
         vf->scale_f32(n, y, x, (float) scale, 0.0f);
         if (!d_contig) {
-            ggml_vec_store_f32(vf, GGML_TYPE_F32, dst, op->nb[0], n, y);
+            ggml_vec_store_f32(vf, op->type, dst, op->nb[0], n, y);
         }
     }
 }
@@ -158,15 +165,15 @@ enum group_pass { GROUP_SUM, GROUP_VAR, GROUP_WRITE };
 static double group_pass(nn_vf vf, const struct ggml_tensor * a, struct ggml_tensor * op, float * tmp,
         int64_t c0, int64_t c1, int64_t i3, enum group_pass pass, float mean, float scale) {
     const int64_t n = a->ne[0];
-    const bool a_contig = a->nb[0] == sizeof(float);
-    const bool d_contig = op->nb[0] == sizeof(float);
+    const bool a_contig = norm_direct(a);
+    const bool d_contig = norm_direct(op);
     double acc = 0.0;
     for (int64_t i2 = c0; i2 < c1; i2++) {
         for (int64_t i1 = 0; i1 < a->ne[1]; i1++) {
             const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
             const float * x = (const float *) src;
             if (!a_contig) {
-                ggml_vec_load_f32(vf, GGML_TYPE_F32, src, a->nb[0], n, tmp);
+                ggml_vec_load_f32(vf, a->type, src, a->nb[0], n, tmp);
                 x = tmp;
             }
             switch (pass) {
@@ -183,7 +190,7 @@ static double group_pass(nn_vf vf, const struct ggml_tensor * a, struct ggml_ten
                     vf->scale_f32(n, y, x, 1.0f, -mean);
                     vf->scale_f32(n, y, y, scale, 0.0f);
                     if (!d_contig) {
-                        ggml_vec_store_f32(vf, GGML_TYPE_F32, dst, op->nb[0], n, y);
+                        ggml_vec_store_f32(vf, op->type, dst, op->nb[0], n, y);
                     }
                 } break;
             }
@@ -236,8 +243,8 @@ static void norm_soft_max(const struct ggml_compute_params * params, struct ggml
     if (n == 0) {
         return;
     }
-    const bool a_contig = a->nb[0] == sizeof(float);
-    const bool d_contig = op->nb[0] == sizeof(float);
+    const bool a_contig = norm_direct(a);
+    const bool d_contig = norm_direct(op);
     float * tmp  = norm_scratch(params, n, 0);
     float * mtmp = norm_scratch(params, n, 1);
 
@@ -253,7 +260,7 @@ static void norm_soft_max(const struct ggml_compute_params * params, struct ggml
         const float * x = (const float *) src;
         float       * y = d_contig ? (float *) dst : tmp;
         if (!a_contig) {
-            ggml_vec_load_f32(vf, GGML_TYPE_F32, src, a->nb[0], n, y);
+            ggml_vec_load_f32(vf, a->type, src, a->nb[0], n, y);
             x = y;
         }
 
@@ -287,7 +294,7 @@ static void norm_soft_max(const struct ggml_compute_params * params, struct ggml
         }
         vf->scale_f32(n, y, y, (float) (1.0/sum), 0.0f);
         if (!d_contig) {
-            ggml_vec_store_f32(vf, GGML_TYPE_F32, dst, op->nb[0], n, y);
+            ggml_vec_store_f32(vf, op->type, dst, op->nb[0], n, y);
         }
     }
 }
@@ -299,8 +306,16 @@ static void norm_soft_max(const struct ggml_compute_params * params, struct ggml
 static void norm_diag_mask(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const int64_t n_past = ggml_get_op_params_i32(op, 0);
-    const float   value  = op->op == GGML_OP_DIAG_MASK_INF ? -INFINITY : 0.0f;
     const int64_t n      = a->ne[0];
+    const size_t  es     = ggml_type_size(op->type);
+    // the replacement value in the result's type
+    unsigned char value[sizeof(float)];
+    const float fv = op->op == GGML_OP_DIAG_MASK_INF ? -INFINITY : 0.0f;
+    switch (op->type) {
+        case GGML_TYPE_F16: { const ggml_fp16_t h = GGML_FP32_TO_FP16(fv); memcpy(value, &h, sizeof(h)); } break;
+        case GGML_TYPE_BF16: { const ggml_bf16_t h = GGML_FP32_TO_BF16(fv); memcpy(value, &h, sizeof(h)); } break;
+        default: memcpy(value, &fv, sizeof(fv)); break;
+    }
 
     int64_t r0, r1;
     ggml_cpu_split_range(a->ne[1]*a->ne[2]*a->ne[3], params->ith, params->nth, &r0, &r1);
@@ -310,22 +325,12 @@ static void norm_diag_mask(const struct ggml_compute_params * params, struct ggm
         const int64_t i3 = r / (a->ne[1]*a->ne[2]);
         const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
         char       * dst = (char *) op->data + i1*op->nb[1] + i2*op->nb[2] + i3*op->nb[3];
-        // elements [0, keep) are copied, the rest replaced
+        // elements [0, keep) are copied (same type: bit for bit), the rest replaced
         int64_t keep = n_past + i1 + 1;
         keep = keep < 0 ? 0 : (keep > n ? n : keep);
-        if (a->nb[0] == sizeof(float) && op->nb[0] == sizeof(float)) {
-            if (src != dst) {
-                memmove(dst, src, (size_t) keep*sizeof(float));
-            }
-            float * y = (float *) dst;
-            for (int64_t i0 = keep; i0 < n; i0++) {
-                y[i0] = value;
-            }
-        } else {
-            for (int64_t i0 = 0; i0 < n; i0++) {
-                const float v = i0 < keep ? *(const float *) (src + i0*a->nb[0]) : value;
-                *(float *) (dst + i0*op->nb[0]) = v;
-            }
+        ggml_vec_copy_elems(dst, op->nb[0], src, a->nb[0], keep, es);
+        for (int64_t i0 = keep; i0 < n; i0++) {
+            memcpy(dst + i0*op->nb[0], value, es);
         }
     }
 }

@@ -1,4 +1,4 @@
-// CPU kernel of the rope family: ROPE for F32 and F16 rows, modes NORMAL, NEOX, MROPE, IMROPE and
+// CPU kernel of the rope family: ROPE for F32, F16 and BF16 rows, modes NORMAL, NEOX, MROPE, IMROPE and
 // VISION, optional frequency factors, YaRN. Semantics as docs/op-params.md and tests/ref/ref-rope.c.
 //
 // Each thread first tabulates what depends only on the pair index p (which of the four positions
@@ -6,7 +6,11 @@
 // then walks its rows; for each new token (i2) it fills a cos/sin cache (angles in double, stored
 // as float) that serves the ne1 rows (heads) of that token, and rotates rows with SIMD.
 
-#include "ops-nn-simd.h"
+#include "ops-nn-common.h"
+
+#if GGML_CPU_X86
+#    include <immintrin.h>
+#endif
 
 #include <math.h>
 #include <string.h>
@@ -57,7 +61,7 @@ bool ggml_cpu_rope_supports(const struct ggml_tensor * op) {
     if (op->op != GGML_OP_ROPE || a == NULL || pos == NULL) {
         return false;
     }
-    if ((a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16) || op->type != a->type || !ggml_are_same_shape(a, op)) {
+    if (!ggml_vec_is_float_type(a->type) || op->type != a->type || !ggml_are_same_shape(a, op)) {
         return false;
     }
     struct rope_params rp;
