@@ -159,6 +159,10 @@ ggml_backend_buffer_t ggml_backend_cpu_buffer_from_ptr(void * ptr, size_t size) 
         GGML_LOG_ERROR("%s: ptr is NULL (size %zu)\n", __func__, size);
         return NULL;
     }
+    if (size > UINTPTR_MAX - (uintptr_t) ptr) {
+        GGML_LOG_ERROR("%s: the range [%p, +%zu) wraps around the address space\n", __func__, ptr, size);
+        return NULL;
+    }
     return ggml_backend_buffer_init(&cpu_mapped_buffer_type, cpu_buffer_from_ptr_iface, ptr, size);
 }
 

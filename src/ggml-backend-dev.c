@@ -19,7 +19,11 @@ ggml_backend_event_t ggml_backend_event_new(ggml_backend_dev_t device) {
         // not an error: callers fall back to full synchronization
         return NULL;
     }
-    return device->iface.event_new(device);
+    ggml_backend_event_t event = device->iface.event_new(device);
+    if (event == NULL) {
+        GGML_LOG_ERROR("%s: device %s failed to create an event\n", __func__, ggml_backend_dev_name(device));
+    }
+    return event;
 }
 
 void ggml_backend_event_free(ggml_backend_event_t event) {

@@ -188,6 +188,21 @@ enum ggml_status ggml_backend_buffer_init_tensor(ggml_backend_buffer_t buffer, s
         GGML_LOG_ERROR("%s: %s is NULL\n", __func__, buffer == NULL ? "buffer" : "tensor");
         return GGML_STATUS_FAILED;
     }
+    // a backend must never be handed a tensor whose memory belongs to another buffer
+    const struct ggml_tensor * owner = tensor->view_src != NULL ? tensor->view_src : tensor;
+    if (owner->buffer != NULL && owner->buffer != buffer) {
+        GGML_LOG_ERROR("%s: tensor '%s' belongs to buffer %s, not to %s\n", __func__, tensor->name,
+                ggml_backend_buffer_name(owner->buffer), ggml_backend_buffer_name(buffer));
+        return GGML_STATUS_FAILED;
+    }
+    const char * base = ggml_backend_buffer_get_base(buffer);
+    const char * data = tensor->data;
+    if (data == NULL || (base != NULL &&
+            (data < base || (size_t)(data - base) > buffer->size || ggml_nbytes(tensor) > buffer->size - (size_t)(data - base)))) {
+        GGML_LOG_ERROR("%s: tensor '%s' (data %p, %zu bytes) is not inside buffer %s [%p, +%zu)\n", __func__, tensor->name,
+                tensor->data, ggml_nbytes(tensor), ggml_backend_buffer_name(buffer), (const void *) base, buffer->size);
+        return GGML_STATUS_FAILED;
+    }
     if (buffer->iface.init_tensor == NULL) {
         return GGML_STATUS_SUCCESS;
     }
