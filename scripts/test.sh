@@ -29,5 +29,18 @@ mkdir -p build
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     build_and_test build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=address,undefined -DGGML_NATIVE=OFF
 
+# ThreadSanitizer on the tests that run several threads (the thread pool, the scheduler, the
+# registry, concurrent backends); the other tests are single-threaded and covered above
+tsan_tests="test-cpu-threadpool|test-cpu-backend|test-sched|test-sched-run|test-backend-reg|test-concurrency"
+echo "== configure build/tsan"
+cmake -S . -B build/tsan -DGGML_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=thread >build/tsan.configure.log 2>&1 \
+    || { cat build/tsan.configure.log; exit 1; }
+echo "== build build/tsan"
+# shellcheck disable=SC2086
+cmake --build build/tsan -j "$jobs" --target $(echo "$tsan_tests" | tr '|' ' ') >build/tsan.build.log 2>&1 \
+    || { tail -n 60 build/tsan.build.log; exit 1; }
+echo "== test build/tsan"
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build/tsan --output-on-failure -R "^($tsan_tests)\$"
+
 # the optimized build last, so that its ctest summary is the closing line
 build_and_test build/release -DCMAKE_BUILD_TYPE=Release

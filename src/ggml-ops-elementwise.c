@@ -281,6 +281,12 @@ OPS_UNARY_PAIR(gelu_erf,   GELU_ERF)
 OPS_UNARY_PAIR(gelu_quick, GELU_QUICK)
 OPS_UNARY_PAIR(silu,       SILU)
 OPS_UNARY_PAIR(exp,        EXP)
+OPS_UNARY_PAIR(expm1,      EXPM1)
+OPS_UNARY_PAIR(softplus,   SOFTPLUS)
+OPS_UNARY_PAIR(floor,      FLOOR)
+OPS_UNARY_PAIR(ceil,       CEIL)
+OPS_UNARY_PAIR(round,      ROUND)
+OPS_UNARY_PAIR(trunc,      TRUNC)
 
 #undef OPS_UNARY_PAIR
 
@@ -291,6 +297,20 @@ struct ggml_tensor * ggml_hardswish(struct ggml_context * ctx, struct ggml_tenso
 
 struct ggml_tensor * ggml_hardsigmoid(struct ggml_context * ctx, struct ggml_tensor * a) {
     return ops_unary(__func__, ctx, a, GGML_UNARY_OP_HARDSIGMOID, false);
+}
+
+// xIELU: parameters in f32[1..4] (alpha_n, alpha_p, beta, eps), as the family stores them
+struct ggml_tensor * ggml_xielu(struct ggml_context * ctx, struct ggml_tensor * a,
+        float alpha_n, float alpha_p, float beta, float eps) {
+    struct ggml_tensor * result = ops_unary(__func__, ctx, a, GGML_UNARY_OP_XIELU, false);
+    if (result == NULL) {
+        return NULL;
+    }
+    ggml_set_op_params_f32(result, 1, alpha_n);
+    ggml_set_op_params_f32(result, 2, alpha_p);
+    ggml_set_op_params_f32(result, 3, beta);
+    ggml_set_op_params_f32(result, 4, eps);
+    return result;
 }
 
 //
@@ -354,6 +374,19 @@ OPS_GLU_FAMILY(geglu_erf,   GEGLU_ERF)
 OPS_GLU_FAMILY(geglu_quick, GEGLU_QUICK)
 
 #undef OPS_GLU_FAMILY
+
+// the gpt-oss variant: x clamped to limit, g to [-limit, limit], x*sigmoid(alpha*x)*(g + 1);
+// b NULL selects the one-tensor form
+struct ggml_tensor * ggml_swiglu_oai(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+        float alpha, float limit) {
+    struct ggml_tensor * result = ops_glu(__func__, ctx, a, b, b != NULL, GGML_GLU_OP_SWIGLU_OAI, false);
+    if (result == NULL) {
+        return NULL;
+    }
+    ggml_set_op_params_f32(result, 2, alpha);
+    ggml_set_op_params_f32(result, 3, limit);
+    return result;
+}
 
 //
 // reductions

@@ -345,6 +345,16 @@ static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
     [GGML_TYPE_NVFP4]   = TRAITS_QUANT("nvfp4",   64,    64/16 + 64/2),
     [GGML_TYPE_Q1_0]    = TRAITS_QUANT("q1_0",    128,   2 + 128/8),
     [GGML_TYPE_Q2_0]    = TRAITS_QUANT("q2_0",    64,    2 + 64/4),
+    // removed ids keep an entry of zeros with the family's names, so that programs looping over
+    // every id (skipping block size 0) see what they see with the family's library
+    [4]  = { .type_name = "DEPRECATED" },
+    [5]  = { .type_name = "DEPRECATED" },
+    [31] = { .type_name = "TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking" },
+    [32] = { .type_name = "TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking" },
+    [33] = { .type_name = "TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking" },
+    [36] = { .type_name = "TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking" },
+    [37] = { .type_name = "TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking" },
+    [38] = { .type_name = "TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking" },
 };
 
 _Static_assert(GGML_TYPE_COUNT == 43, "type table covers ids 0..42");
@@ -364,17 +374,28 @@ static const struct ggml_type_traits * traits_or_log(const char * func, enum ggm
     return &type_traits[type];
 }
 
+// The table entry of any id in [0, GGML_TYPE_COUNT) (removed ids: zeros, no log), or NULL after
+// logging "<func>: invalid type <id>" for ids outside the enum.
+static const struct ggml_type_traits * traits_in_range(const char * func, enum ggml_type type) {
+    const int t = (int) type;
+    if (t < 0 || t >= GGML_TYPE_COUNT) {
+        GGML_LOG_ERROR("%s: invalid type id %d (not a type)\n", func, t);
+        return NULL;
+    }
+    return &type_traits[t];
+}
+
 const struct ggml_type_traits * ggml_get_type_traits(enum ggml_type type) {
-    return traits_or_log(__func__, type);
+    return traits_in_range(__func__, type);
 }
 
 int64_t ggml_blck_size(enum ggml_type type) {
-    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    const struct ggml_type_traits * tt = traits_in_range(__func__, type);
     return tt ? tt->blck_size : 0;
 }
 
 size_t ggml_type_size(enum ggml_type type) {
-    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    const struct ggml_type_traits * tt = traits_in_range(__func__, type);
     return tt ? tt->type_size : 0;
 }
 
@@ -404,11 +425,12 @@ double ggml_type_sizef(enum ggml_type type) {
 
 const char * ggml_type_name(enum ggml_type type) {
     // used inside error messages, so no log of its own; never NULL
-    return ggml_type_is_valid(type) ? type_traits[type].type_name : "NONE";
+    const int t = (int) type;
+    return t >= 0 && t < GGML_TYPE_COUNT && type_traits[t].type_name != NULL ? type_traits[t].type_name : "NONE";
 }
 
 bool ggml_is_quantized(enum ggml_type type) {
-    const struct ggml_type_traits * tt = traits_or_log(__func__, type);
+    const struct ggml_type_traits * tt = traits_in_range(__func__, type);
     return tt ? tt->is_quantized : false;
 }
 

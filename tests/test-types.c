@@ -685,8 +685,30 @@ static void test_sizes(void) {
     test_log_capture_end();
     TEST_CHECK(test_log_error_count() == 3);
 
-    // ids that are not types: removed ones, out of range, negative
-    const int invalid[] = { 4, 5, 31, 32, 33, 36, 37, 38, 43, -1, 1000, INT_MAX, INT_MIN };
+    // removed ids: an entry of zeros with the family's name, as the family's library answers, so
+    // that loops over every id work; only the calls that need a real type log an error
+    const int removed[] = { 4, 5, 31, 32, 33, 36, 37, 38 };
+    for (size_t i = 0; i < sizeof(removed) / sizeof(removed[0]); i++) {
+        const enum ggml_type t = (enum ggml_type) removed[i];
+        test_log_capture_begin();
+        const struct ggml_type_traits * tt = ggml_get_type_traits(t);
+        const bool ok_quiet = ggml_blck_size(t) == 0 && ggml_type_size(t) == 0 && !ggml_is_quantized(t) &&
+                              test_log_error_count() == 0;
+        const uint8_t data[36] = { 1 };
+        const bool    refused  = ggml_row_size(t, 32) == 0 && type_sizef(t) == 0.0 && !ggml_validate_row_data(t, data, sizeof(data));
+        const int     errs     = test_log_error_count();
+        test_log_capture_end();
+        TEST_CHECK_MSG(!ggml_type_is_valid(t) && tt != NULL && tt->blck_size == 0 && tt->type_size == 0, "removed id %d", removed[i]);
+        TEST_CHECK_MSG(ok_quiet && refused && errs == 3, "removed id %d: quiet queries, 3 refusals logged (got %d)", removed[i], errs);
+        const char * name = ggml_type_name(t);
+        TEST_CHECK_MSG(strcmp(name, removed[i] < 6 ? "DEPRECATED" : removed[i] < 36 ?
+                "TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking" : "TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking") == 0 ||
+                (removed[i] != 4 && removed[i] != 5 && removed[i] != 31 && removed[i] != 36 && strstr(name, "REMOVED") != NULL),
+                "name of removed id %d: %s", removed[i], name);
+    }
+
+    // ids outside the enum: out of range, negative
+    const int invalid[] = { 43, -1, 1000, INT_MAX, INT_MIN };
     for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
         const enum ggml_type t = (enum ggml_type) invalid[i];
         test_log_capture_begin();
