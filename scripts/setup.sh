@@ -8,6 +8,8 @@ command -v cmake      >/dev/null 2>&1 || need+=(cmake)
 command -v make       >/dev/null 2>&1 || need+=(make)
 command -v gcc        >/dev/null 2>&1 || need+=(gcc)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# the fuzz targets need clang with its compiler runtime (libFuzzer, sanitizers)
+command -v clang >/dev/null 2>&1      || need+=(clang libclang-rt-14-dev)
 # OpenCL: PoCL gives a real OpenCL device on the CPU, so the OpenCL backend is tested everywhere
 [ -f /usr/include/CL/cl.h ]                       || need+=(opencl-headers)
 ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so ' || need+=(ocl-icd-opencl-dev)

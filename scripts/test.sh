@@ -37,10 +37,14 @@ cmake -S . -B build/tsan -DGGML_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
     || { cat build/tsan.configure.log; exit 1; }
 echo "== build build/tsan"
 # shellcheck disable=SC2086
-cmake --build build/tsan -j "$jobs" --target $(echo "$tsan_tests" | tr '|' ' ') >build/tsan.build.log 2>&1 \
+cmake --build build/tsan -j "$jobs" --target $(echo "$tsan_tests" | tr '|' ' ') ggml-testmod >build/tsan.build.log 2>&1 \
     || { tail -n 60 build/tsan.build.log; exit 1; }
 echo "== test build/tsan"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build/tsan --output-on-failure -R "^($tsan_tests)\$"
+
+# fuzzing: each libFuzzer target for a short bounded time (clang, build/fuzz); longer runs:
+# bash scripts/fuzz.sh SECONDS
+bash scripts/fuzz.sh 20
 
 # the optimized build last, so that its ctest summary is the closing line
 build_and_test build/release -DCMAKE_BUILD_TYPE=Release

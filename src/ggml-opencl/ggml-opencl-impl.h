@@ -1,0 +1,336 @@
+#pragma once
+
+// Internals of the OpenCL backend, shared by the files of src/ggml-opencl/.
+//
+//   ggml-opencl.c      registry, devices, backends (streams): the glue of ggml-backend-impl.h
+//   ocl-api.c          the OpenCL API loaded from libOpenCL.so.1 at run time (ocl-api.h)
+//   ocl-device-info.c  device properties from clGetDeviceInfo, error names
+//   ocl-buffer.c       buffer types: device memory, pinned host memory, wrapped host memory
+//   ocl-event.c        events (cl_event markers)
+//   ocl-program.c      kernel sources (embedded .cl files), builds, in-memory and disk caches
+//   ocl-launch.c       kernel arguments and launches
+//   ocl-ops.c          op dispatch: supports_op and graph_compute
+//   ocl-op-*.c         host code of the kernel families (kernels/<family>.cl)
+//   ocl-matmul.c       MUL_MAT (see ggml_ocl_mul_mat below)
+//
+// Memory model: a device buffer is one cl_mem. ggml sees it at a fake, never dereferenced base
+// address (a private 1 TiB window per buffer), so tensor->data - base is the byte offset of the
+// tensor inside the cl_mem. Kernels receive the cl_mem and a descriptor with that offset and the
+// tensor's ne/nb (struct ggml_ocl_tdesc), so views, permutations and padding need no copies.
+//
+// Threads: the registry and the devices are shared; program builds and lazy set-up take the
+// device's mutex. A backend (stream) owns an in-order command queue and its own cl_kernel
+// objects (clSetKernelArg is not thread-safe), and is used by one thread at a time, as the
+// backend API requires of every backend.
+
+#include "ocl-api.h" // the OpenCL API, loaded at run time
+
+#include "ggml-backend-impl.h"
+#include "ggml-impl.h"
+#include "ggml-opencl.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GGML_OCL_REG_NAME "OpenCL"
+
+//
+// errors
+//
+
+// "CL_OUT_OF_RESOURCES", ... ("CL_UNKNOWN_ERROR" for codes it does not know)
+const char * ggml_ocl_errstr(cl_int err);
+
+// true when err == CL_SUCCESS; otherwise logs "<func>: <what>: <name> (<code>)" and returns false
+bool ggml_ocl_check(cl_int err, const char * func, const char * what);
+#define GGML_OCL_OK(err, what) ggml_ocl_check((err), __func__, (what))
+
+//
+// programs: one per kernel source file kernels/<name>.cl (each built with kernels/common.cl in
+// front of it)
+//
+
+enum ggml_ocl_prog {
+    GGML_OCL_PROG_ELTWISE, // unary, glu, binary, scale, clamp, ... (eltwise.cl)
+    GGML_OCL_PROG_COPY,    // cpy, get/set_rows, repeat, concat, pad, acc/set, diag_mask (copy.cl)
+    GGML_OCL_PROG_REDUCE,  // sum, sum_rows, mean, argmax (reduce.cl)
+    GGML_OCL_PROG_SORT,    // argsort, top_k (sort.cl)
+    GGML_OCL_PROG_NORM,    // norm, rms_norm, l2_norm, group_norm, soft_max (norm.cl)
+    GGML_OCL_PROG_ROPE,    // rope (rope.cl)
+    GGML_OCL_PROG_CONV,    // im2col, pool_2d, conv_2d (conv.cl)
+    GGML_OCL_PROG_ATTN,    // flash_attn_ext (attn.cl)
+    GGML_OCL_PROG_MATMUL,  // mul_mat (matmul.cl, owned by ocl-matmul.c)
+    GGML_OCL_PROG_OUTPROD, // out_prod (outprod.cl)
+    GGML_OCL_PROG_MATMUL_TILED, // mul_mat fast paths (mul_mat_tiled.cl, owned by ocl-matmul-tiled.c)
+    GGML_OCL_PROG_COUNT,
+};
+
+// the .cl file name without extension
+const char * ggml_ocl_prog_name(enum ggml_ocl_prog prog);
+
+enum ggml_ocl_prog_state {
+    GGML_OCL_PROG_NOT_BUILT = 0,
+    GGML_OCL_PROG_READY,
+    GGML_OCL_PROG_FAILED, // the build failed (logged once); the family's ops are unsupported
+};
+
+//
+// devices
+//
+
+struct ggml_ocl_platform {
+    cl_platform_id  id;
+    char            name[128];
+    char            version[128];
+    pthread_mutex_t lock;     // guards the lazy creation of context
+    cl_context      context;  // shared by the platform's devices; created on first use
+    bool            context_failed;
+    cl_device_id  * device_ids;
+    cl_uint         n_device_ids;
+};
+
+struct ggml_ocl_device {
+    int    index;                  // position in the registry: name "OpenCL<index>"
+    char   name[32];
+    char   description[256];       // CL_DEVICE_NAME
+    char   vendor[128];
+    char   version[128];           // CL_DEVICE_VERSION
+    char   driver[128];            // CL_DRIVER_VERSION
+    char   pci_id[32];             // "dddd:bb:dd.f" when the driver tells (cl_khr_pci_bus_info), else ""
+    int    cl_major, cl_minor;     // from CL_DEVICE_VERSION
+
+    struct ggml_ocl_platform * platform;
+    cl_device_id   id;
+    cl_device_type cl_type;
+
+    cl_ulong global_mem;           // CL_DEVICE_GLOBAL_MEM_SIZE
+    cl_ulong max_alloc;            // CL_DEVICE_MAX_MEM_ALLOC_SIZE
+    cl_ulong local_mem;            // CL_DEVICE_LOCAL_MEM_SIZE
+    size_t   max_wg;               // CL_DEVICE_MAX_WORK_GROUP_SIZE
+    size_t   alignment;            // buffer alignment in bytes (>= CL_DEVICE_MEM_BASE_ADDR_ALIGN)
+    bool     fp16;                 // cl_khr_fp16 (half arithmetic; half storage is always there)
+    bool     fp64;                 // cl_khr_fp64
+    bool     unified_memory;       // CL_DEVICE_HOST_UNIFIED_MEMORY
+
+    atomic_size_t allocated;       // bytes of device buffers alive (for memory_free)
+
+    pthread_mutex_t  lock;         // programs and the transfer queue
+    cl_command_queue xfer_queue;   // blocking buffer operations (created on first use)
+    enum ggml_ocl_prog_state prog_state[GGML_OCL_PROG_COUNT];
+    cl_program               programs[GGML_OCL_PROG_COUNT];
+
+    struct ggml_backend_device      dev;
+    struct ggml_backend_buffer_type buft;      // device memory
+    struct ggml_backend_buffer_type buft_host; // pinned host memory
+    char buft_name[48];
+    char buft_host_name[48];
+};
+
+// the device behind a ggml device / buffer type of this backend (NULL for other backends')
+struct ggml_ocl_device * ggml_ocl_device_from_dev(ggml_backend_dev_t dev);
+
+// the devices of the registry (initialized on first call)
+size_t                   ggml_ocl_n_devices(void);
+struct ggml_ocl_device * ggml_ocl_device_at(size_t i);
+
+// Fills everything clGetDeviceInfo tells about id. false (logged at INFO) when the device cannot
+// be used: OpenCL below 1.2, no compiler, not available.
+bool ggml_ocl_device_query(struct ggml_ocl_device * d, struct ggml_ocl_platform * p, cl_device_id id);
+
+// the platform's context, created on first use; NULL (logged) on failure
+cl_context ggml_ocl_device_context(struct ggml_ocl_device * d);
+
+// the device's transfer queue for blocking buffer operations, created on first use
+cl_command_queue ggml_ocl_device_xfer_queue(struct ggml_ocl_device * d);
+
+// a new in-order command queue on the device; NULL (logged) on failure
+cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d);
+
+//
+// buffers
+//
+
+struct ggml_ocl_buffer {
+    struct ggml_ocl_device * dev;
+    cl_mem  mem;
+    size_t  size;
+    char  * base;      // device buffers: the fake address window; wrapped host memory: the pointer
+    bool    counted;   // counted in dev->allocated (false when wrapping user memory)
+};
+
+void ggml_ocl_buffer_types_init(struct ggml_ocl_device * d);
+
+// a buffer over existing host memory (CL_MEM_USE_HOST_PTR), of the device buffer type
+ggml_backend_buffer_t ggml_ocl_buffer_from_host_ptr(struct ggml_ocl_device * d, void * ptr, size_t size);
+
+// whether buffer is an OpenCL device buffer (device memory or wrapped host memory)
+bool ggml_ocl_buffer_is_device(ggml_backend_buffer_t buffer);
+
+// The cl_mem of t's buffer and t's byte offset in it. false (logged, naming `who`) when t is not
+// in an OpenCL device buffer or does not lie inside it.
+bool ggml_ocl_tensor_mem(const struct ggml_tensor * t, const char * who, cl_mem * mem, size_t * offset);
+
+//
+// backends (streams)
+//
+
+struct ggml_ocl_kernel_slot {
+    enum ggml_ocl_prog prog;
+    const char *       name;  // a string literal of the caller
+    cl_kernel          kernel;
+};
+
+struct ggml_ocl_backend {
+    struct ggml_ocl_device * dev;
+    cl_command_queue queue;
+    char name[48];
+
+    struct ggml_ocl_kernel_slot * kernels;
+    int n_kernels;
+    int cap_kernels;
+};
+
+struct ggml_ocl_backend * ggml_ocl_backend_ctx(ggml_backend_t backend); // NULL if not OpenCL
+
+// the kernel `name` of program prog for this backend (created on first use); NULL (logged)
+cl_kernel ggml_ocl_get_kernel(struct ggml_ocl_backend * be, enum ggml_ocl_prog prog, const char * name);
+
+//
+// events
+//
+
+ggml_backend_event_t ggml_ocl_event_new(ggml_backend_dev_t dev);
+void ggml_ocl_event_free(ggml_backend_dev_t dev, ggml_backend_event_t event);
+void ggml_ocl_event_synchronize(ggml_backend_dev_t dev, ggml_backend_event_t event);
+void ggml_ocl_event_record(ggml_backend_t backend, ggml_backend_event_t event);
+void ggml_ocl_event_wait(ggml_backend_t backend, ggml_backend_event_t event);
+
+//
+// programs (ocl-program.c)
+//
+
+// Builds program prog for the device on first use (thread-safe); true when it is ready.
+bool       ggml_ocl_program_ready(struct ggml_ocl_device * d, enum ggml_ocl_prog prog);
+cl_program ggml_ocl_program_get(struct ggml_ocl_device * d, enum ggml_ocl_prog prog); // NULL unless ready
+void       ggml_ocl_programs_release(struct ggml_ocl_device * d);
+
+// Test hook (reached through get_proc_address "ggml_backend_opencl_test_set_program_source"):
+// replaces the source of program `name` ("norm", ...) for the builds that follow; NULL restores the
+// embedded source. Programs already built for a device are dropped so that the next use rebuilds
+// them. Call it while no backend of the registry is alive.
+void ggml_ocl_test_set_program_source(const char * name, const char * source);
+
+//
+// kernel launches (ocl-launch.c)
+//
+
+// Layout of a tensor as the kernels see it (struct tdesc in kernels/common.cl; keep in sync).
+typedef struct {
+    cl_ulong offs;  // byte offset of element (0, 0, 0, 0) in the cl_mem
+    cl_long  ne[4];
+    cl_long  nb[4]; // byte strides
+    cl_int   type;  // enum ggml_type
+    cl_int   pad_;
+} ggml_ocl_tdesc;
+
+// Collects the arguments of one launch; the first failure is kept and reported by the launch.
+struct ggml_ocl_args {
+    struct ggml_ocl_backend * be;
+    const struct ggml_tensor * node; // for messages
+    const char * kname;
+    cl_kernel kernel;
+    cl_uint   n;
+    cl_int    err;
+    cl_uint   bad_index;
+    bool      failed;   // a tensor argument was not usable (already logged)
+};
+
+// false (logged) when the kernel cannot be had
+bool ggml_ocl_args_begin(struct ggml_ocl_args * a, struct ggml_ocl_backend * be, const struct ggml_tensor * node,
+                         enum ggml_ocl_prog prog, const char * kname);
+void ggml_ocl_arg_raw  (struct ggml_ocl_args * a, size_t size, const void * value);
+void ggml_ocl_arg_i32  (struct ggml_ocl_args * a, int32_t v);
+void ggml_ocl_arg_i64  (struct ggml_ocl_args * a, int64_t v);
+void ggml_ocl_arg_f32  (struct ggml_ocl_args * a, float v);
+void ggml_ocl_arg_local(struct ggml_ocl_args * a, size_t bytes);
+// two arguments: the tensor's cl_mem and its ggml_ocl_tdesc. t may be NULL when `fallback` is
+// given: fallback's memory is passed (never read by the kernel) with a zeroed descriptor.
+void ggml_ocl_arg_tensor(struct ggml_ocl_args * a, const struct ggml_tensor * t);
+void ggml_ocl_arg_tensor_opt(struct ggml_ocl_args * a, const struct ggml_tensor * t, const struct ggml_tensor * fallback);
+
+// descriptor of t with its own ne/nb (offset filled by ggml_ocl_arg_tensor)
+ggml_ocl_tdesc ggml_ocl_tdesc_of(const struct ggml_tensor * t);
+
+// Enqueues the kernel on the backend's queue over n_groups work-groups of `local` items
+// (1-D: global = n_groups*local). Logs and returns GGML_STATUS_FAILED on any error.
+enum ggml_status ggml_ocl_launch_groups(struct ggml_ocl_args * a, size_t n_groups, size_t local);
+// 1-D launch over n items (rounded up to a multiple of local; kernels check their index)
+enum ggml_status ggml_ocl_launch_items(struct ggml_ocl_args * a, size_t n, size_t local);
+
+// One work-item per element of t's shape, for kernels that use elem_of (kernels/common.cl): a 3-D
+// launch over (ne0 rounded up to the work-group size, ne1, ne2*ne3). Cheaper than flat indices,
+// which cost three 64-bit divisions per element.
+enum ggml_status ggml_ocl_launch_shape(struct ggml_ocl_args * a, const struct ggml_tensor * t);
+
+// a work-group size for the device: the power of two <= want and <= the device limit
+size_t ggml_ocl_wg_size(const struct ggml_ocl_device * d, size_t want);
+
+// Byte copy of src's data to dst's on the queue (both contiguous, same size). For ops whose
+// result starts as a copy of a source (ACC, SET).
+enum ggml_status ggml_ocl_copy_tensor_bytes(struct ggml_ocl_backend * be, const struct ggml_tensor * src, struct ggml_tensor * dst);
+
+// whether a and b use the same memory at the same offset
+bool ggml_ocl_same_memory(const struct ggml_tensor * a, const struct ggml_tensor * b);
+
+//
+// op dispatch (ocl-ops.c) and the kernel families (ocl-op-*.c). A family's supports() must tell
+// the truth for every node routed to it, be cheap and not log; compute() enqueues the node's
+// kernels on be's queue without waiting and returns an error status (logged) on failure.
+//
+
+bool             ggml_ocl_supports_op(struct ggml_ocl_device * d, const struct ggml_tensor * op);
+enum ggml_status ggml_ocl_graph_compute(struct ggml_ocl_backend * be, struct ggml_cgraph * graph);
+
+// float types the kernels load and store (F32, F16, BF16)
+static inline bool ggml_ocl_type_is_float(enum ggml_type t) {
+    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
+}
+// types the kernels' generic loads and stores handle (floats and I8..I64)
+static inline bool ggml_ocl_type_is_plain(enum ggml_type t) {
+    return ggml_ocl_type_is_float(t) || t == GGML_TYPE_I8 || t == GGML_TYPE_I16 || t == GGML_TYPE_I32 || t == GGML_TYPE_I64;
+}
+
+#define GGML_OCL_FAMILY(fam) \
+    bool             ggml_ocl_##fam##_supports(const struct ggml_ocl_device * d, const struct ggml_tensor * op); \
+    enum ggml_status ggml_ocl_##fam##_compute (struct ggml_ocl_backend * be, struct ggml_tensor * op)
+
+GGML_OCL_FAMILY(eltwise); // ocl-op-eltwise.c
+GGML_OCL_FAMILY(copy);    // ocl-op-copy.c
+GGML_OCL_FAMILY(reduce);  // ocl-op-reduce.c (also ARGSORT / TOP_K with the sort program)
+GGML_OCL_FAMILY(sort);    // ocl-op-reduce.c
+GGML_OCL_FAMILY(norm);    // ocl-op-norm.c
+GGML_OCL_FAMILY(rope);    // ocl-op-rope.c
+GGML_OCL_FAMILY(conv);    // ocl-op-conv.c
+GGML_OCL_FAMILY(attn);    // ocl-op-attn.c
+GGML_OCL_FAMILY(outprod); // ocl-op-outprod.c
+
+//
+// MUL_MAT (ocl-matmul.c). The file is replaceable as a whole: the rest of the backend only calls
+// these two functions and builds GGML_OCL_PROG_MATMUL from kernels/matmul.cl.
+//
+// ggml_ocl_mul_mat_supports: whether ggml_ocl_mul_mat computes this MUL_MAT node (types of
+// op->src[0], op->src[1] and op; layouts). Cheap, no logging, no program build (the dispatcher
+// checks that GGML_OCL_PROG_MATMUL builds).
+//
+// ggml_ocl_mul_mat: enqueues dst = mul_mat(src0, src1) on be->queue (no wait): src0 [K, N, A2, A3],
+// src1 [K, M, B2, B3] with B2 % A2 == 0 and B3 % A3 == 0, dst [N, M, B2, B3] F32, any strides
+// (views, permutations). Get kernels with ggml_ocl_get_kernel(be, GGML_OCL_PROG_MATMUL, "name"),
+// set arguments and launch with the ggml_ocl_args / ggml_ocl_launch_* helpers (or plain OpenCL
+// calls on be->queue). Returns false (logged) on failure.
+//
+bool ggml_ocl_mul_mat_supports(const struct ggml_ocl_device * d, const struct ggml_tensor * op);
+bool ggml_ocl_mul_mat(struct ggml_ocl_backend * be, const struct ggml_tensor * src0, const struct ggml_tensor * src1,
+                      struct ggml_tensor * dst);

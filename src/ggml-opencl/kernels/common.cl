@@ -1,0 +1,173 @@
+// Shared by every program of the OpenCL backend (prepended to each kernels/<name>.cl).
+//
+// Tensors reach a kernel as (buffer, tdesc): the cl_mem of the tensor's buffer and its layout,
+// element (i0, i1, i2, i3) being at byte offs + i0*nb[0] + i1*nb[1] + i2*nb[2] + i3*nb[3]. The
+// element type is a run-time value (enum ggml_type), the same for every work-item, so one kernel
+// serves F32, F16, BF16 and the integer types; arithmetic is done in float. F16 is read and
+// written with vload_half / vstore_half_rte, which every OpenCL device has (cl_khr_fp16 is only
+// needed for half arithmetic).
+
+// keep in sync with ggml_ocl_tdesc in ggml-opencl-impl.h
+typedef struct {
+    ulong offs;
+    long  ne[4];
+    long  nb[4];
+    int   type;
+    int   pad_;
+} tdesc;
+
+// enum ggml_type values
+#define T_F32  0
+#define T_F16  1
+#define T_I8   24
+#define T_I16  25
+#define T_I32  26
+#define T_I64  27
+#define T_BF16 30
+
+#define TPTR(buf, d, i0, i1, i2, i3) \
+    ((buf) + (d).offs + (i0)*(d).nb[0] + (i1)*(d).nb[1] + (i2)*(d).nb[2] + (i3)*(d).nb[3])
+
+float bf16_to_f32(ushort h) {
+    return as_float(((uint) h) << 16);
+}
+
+// round to nearest even; NaN stays a quiet NaN (as ggml's conversion)
+ushort f32_to_bf16(float f) {
+    const uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        return (ushort) ((u >> 16) | 64u);
+    }
+    return (ushort) ((u + (0x7fffu + ((u >> 16) & 1u))) >> 16);
+}
+
+float load_f(const __global char * p, int t) {
+    switch (t) {
+        case T_F32:  return *(const __global float *) p;
+        case T_F16:  return vload_half(0, (const __global half *) p);
+        case T_BF16: return bf16_to_f32(*(const __global ushort *) p);
+        case T_I32:  return (float) *(const __global int *) p;
+        case T_I16:  return (float) *(const __global short *) p;
+        case T_I8:   return (float) *(const __global char *) p;
+        case T_I64:  return (float) *(const __global long *) p;
+        default:     return NAN;
+    }
+}
+
+// float to integer conversions truncate toward zero and saturate (NaN becomes 0)
+void store_f(__global char * p, int t, float v) {
+    switch (t) {
+        case T_F32:  *(__global float *) p = v; break;
+        case T_F16:  vstore_half_rte(v, 0, (__global half *) p); break;
+        case T_BF16: *(__global ushort *) p = f32_to_bf16(v); break;
+        case T_I32:  *(__global int *) p = convert_int_sat_rtz(v); break;
+        case T_I16:  *(__global short *) p = convert_short_sat_rtz(v); break;
+        case T_I8:   *(__global char *) p = convert_char_sat_rtz(v); break;
+        case T_I64:  *(__global long *) p = convert_long_sat_rtz(v); break;
+        default:     break;
+    }
+}
+
+// an index (rows, positions) stored as I32 or I64
+long load_idx(const __global char * p, int t) {
+    return t == T_I64 ? *(const __global long *) p : (long) *(const __global int *) p;
+}
+
+int type_size(int t) {
+    switch (t) {
+        case T_F32: case T_I32:  return 4;
+        case T_F16: case T_BF16: case T_I16: return 2;
+        case T_I8:  return 1;
+        case T_I64: return 8;
+        default:    return 0;
+    }
+}
+
+// copies one element, converting when the types differ (bit-exact when they are equal)
+void copy_elem(__global char * dst, int dt, const __global char * src, int st) {
+    if (dt == st) {
+        switch (type_size(st)) {
+            case 4: *(__global uint   *) dst = *(const __global uint   *) src; return;
+            case 2: *(__global ushort *) dst = *(const __global ushort *) src; return;
+            case 1: *dst = *src; return;
+            case 8: *(__global ulong  *) dst = *(const __global ulong  *) src; return;
+            default: return;
+        }
+    }
+    if (dt == T_I32 && st == T_I64) {
+        *(__global int *) dst = convert_int_sat(*(const __global long *) src);
+        return;
+    }
+    if (dt == T_I64 && st == T_I32) {
+        *(__global long *) dst = (long) *(const __global int *) src;
+        return;
+    }
+    store_f(dst, dt, load_f(src, st));
+}
+
+// (i0, i1, i2, i3) of the row-major flat index i over ne
+void unravel(long i, const long ne[4], long * i0, long * i1, long * i2, long * i3) {
+    *i0 = i % ne[0]; i /= ne[0];
+    *i1 = i % ne[1]; i /= ne[1];
+    *i2 = i % ne[2];
+    *i3 = i / ne[2];
+}
+
+// The element (i0, i1, i2, i3) of a work-item launched over the shape d->ne by
+// ggml_ocl_launch_shape: NDRange dims 0 and 1 are i0 and i1 (dim 0 rounded up to the work-group
+// size), dim 2 is i2 + ne2*i3. false for the items past ne0.
+bool elem_of(const tdesc d, long * i0, long * i1, long * i2, long * i3) {
+    *i0 = get_global_id(0);
+    *i1 = get_global_id(1);
+    const long z = get_global_id(2);
+    if (d.ne[3] == 1) {
+        *i2 = z;
+        *i3 = 0;
+    } else {
+        *i2 = z % d.ne[2];
+        *i3 = z / d.ne[2];
+    }
+    return *i0 < d.ne[0];
+}
+
+// i modulo n for broadcasting a dim of n elements over one of `full`: no division in the
+// common cases (not broadcast, or broadcast from a single element)
+long bmod(long i, long n, long full) {
+    return n == full ? i : (n == 1 ? 0 : i % n);
+}
+
+long nelements(const tdesc d) {
+    return d.ne[0]*d.ne[1]*d.ne[2]*d.ne[3];
+}
+
+// work-group reductions over local memory (every work-item must call them; buf has
+// get_local_size(0) elements; the result is returned to every work-item)
+float wg_sum(float v, __local float * buf) {
+    const int lid = get_local_id(0);
+    const int n = get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    buf[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = n/2; s > 0; s >>= 1) {
+        if (lid < s) {
+            buf[lid] += buf[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return buf[0];
+}
+
+float wg_max(float v, __local float * buf) {
+    const int lid = get_local_id(0);
+    const int n = get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    buf[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = n/2; s > 0; s >>= 1) {
+        if (lid < s) {
+            buf[lid] = fmax(buf[lid], buf[lid + s]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return buf[0];
+}

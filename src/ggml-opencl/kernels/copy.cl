@@ -1,0 +1,137 @@
+// Data movement: CPY/DUP/CONT, GET_ROWS, SET_ROWS, REPEAT, CONCAT, PAD, ACC/SET, DIAG_MASK_*.
+// One work-item per element, launched over a tensor's shape (elem_of) except k_cpy (flat
+// indices); values keep their bits when the types are equal (copy_elem).
+
+// element i (row-major) of src goes to element i (row-major) of dst; the shapes may differ
+__kernel void k_cpy(__global const char * src, tdesc sd, __global char * dst, tdesc dd) {
+    const long i = get_global_id(0);
+    if (i >= nelements(dd)) {
+        return;
+    }
+    long s0, s1, s2, s3, d0, d1, d2, d3;
+    unravel(i, sd.ne, &s0, &s1, &s2, &s3);
+    unravel(i, dd.ne, &d0, &d1, &d2, &d3);
+    copy_elem(TPTR(dst, dd, d0, d1, d2, d3), dd.type, TPTR(src, sd, s0, s1, s2, s3), sd.type);
+}
+
+// the same for equal shapes (any strides), without the divisions of the flat indices
+__kernel void k_cpy_shape(__global const char * src, tdesc sd, __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    copy_elem(TPTR(dst, dd, i0, i1, i2, i3), dd.type, TPTR(src, sd, i0, i1, i2, i3), sd.type);
+}
+
+// dst(i0, i1, i2, i3) = a(i0, idx(i1, i2, i3), i2 % a.ne2, i3 % a.ne3); rows outside a give 0
+__kernel void k_get_rows(__global const char * a, tdesc ad, __global const char * idx, tdesc id,
+                         __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const long r = load_idx(TPTR(idx, id, i1, i2, i3, 0), id.type);
+    __global char * p = TPTR(dst, dd, i0, i1, i2, i3);
+    if (r < 0 || r >= ad.ne[1]) {
+        store_f(p, dd.type, 0.0f);
+        return;
+    }
+    copy_elem(p, dd.type, TPTR(a, ad, i0, r, bmod(i2, ad.ne[2], dd.ne[2]), bmod(i3, ad.ne[3], dd.ne[3])), ad.type);
+}
+
+// row i of b in (i2, i3) goes to row idx(i, i2 % idx.ne1, i3 % idx.ne2) of dst; rows outside
+// dst are skipped
+__kernel void k_set_rows(__global const char * b, tdesc bd, __global const char * idx, tdesc id,
+                         __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(bd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const long r = load_idx(TPTR(idx, id, i1, bmod(i2, id.ne[1], bd.ne[2]), bmod(i3, id.ne[2], bd.ne[3]), 0), id.type);
+    if (r < 0 || r >= dd.ne[1]) {
+        return;
+    }
+    copy_elem(TPTR(dst, dd, i0, r, i2, i3), dd.type, TPTR(b, bd, i0, i1, i2, i3), bd.type);
+}
+
+__kernel void k_repeat(__global const char * a, tdesc ad, __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    copy_elem(TPTR(dst, dd, i0, i1, i2, i3), dd.type,
+              TPTR(a, ad, bmod(i0, ad.ne[0], dd.ne[0]), bmod(i1, ad.ne[1], dd.ne[1]),
+                   bmod(i2, ad.ne[2], dd.ne[2]), bmod(i3, ad.ne[3], dd.ne[3])), ad.type);
+}
+
+__kernel void k_concat(__global const char * a, tdesc ad, __global const char * b, tdesc bd,
+                       __global char * dst, tdesc dd, int dim) {
+    long idx[4];
+    if (!elem_of(dd, &idx[0], &idx[1], &idx[2], &idx[3])) {
+        return;
+    }
+    __global char * p = TPTR(dst, dd, idx[0], idx[1], idx[2], idx[3]);
+    if (idx[dim] < ad.ne[dim]) {
+        copy_elem(p, dd.type, TPTR(a, ad, idx[0], idx[1], idx[2], idx[3]), ad.type);
+    } else {
+        idx[dim] -= ad.ne[dim];
+        copy_elem(p, dd.type, TPTR(b, bd, idx[0], idx[1], idx[2], idx[3]), bd.type);
+    }
+}
+
+// lp: left padding of each dim; circular: the source repeats around its borders
+__kernel void k_pad(__global const char * a, tdesc ad, __global char * dst, tdesc dd,
+                    int lp0, int lp1, int lp2, int lp3, int circular) {
+    long idx[4];
+    if (!elem_of(dd, &idx[0], &idx[1], &idx[2], &idx[3])) {
+        return;
+    }
+    __global char * p = TPTR(dst, dd, idx[0], idx[1], idx[2], idx[3]);
+    const int lp[4] = { lp0, lp1, lp2, lp3 };
+    long s[4];
+    bool inside = true;
+    for (int d = 0; d < 4; d++) {
+        s[d] = idx[d] - lp[d];
+        if (circular && ad.ne[d] > 0) {
+            s[d] = ((s[d] % ad.ne[d]) + ad.ne[d]) % ad.ne[d];
+        }
+        inside = inside && s[d] >= 0 && s[d] < ad.ne[d];
+    }
+    if (inside) {
+        copy_elem(p, dd.type, TPTR(a, ad, s[0], s[1], s[2], s[3]), ad.type);
+    } else {
+        store_f(p, dd.type, 0.0f);
+    }
+}
+
+// ACC (is_acc) / SET on a contiguous dst that already holds a: the view (b's shape, strides
+// nb1 nb2 nb3, byte offset off) of dst is incremented by / set to b
+__kernel void k_acc(__global const char * b, tdesc bd, __global char * dst, tdesc dd,
+                    long nb1, long nb2, long nb3, long off, int is_acc) {
+    long i0, i1, i2, i3;
+    if (!elem_of(bd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const long byte = off + i0*dd.nb[0] + i1*nb1 + i2*nb2 + i3*nb3;
+    __global char * p = dst + dd.offs + byte;
+    const __global char * q = TPTR(b, bd, i0, i1, i2, i3);
+    if (is_acc) {
+        store_f(p, dd.type, load_f(p, dd.type) + load_f(q, bd.type));
+    } else {
+        copy_elem(p, dd.type, q, bd.type);
+    }
+}
+
+// element (i0, i1, ...) with i0 > n_past + i1 becomes value (-inf or 0)
+__kernel void k_diag_mask(__global const char * a, tdesc ad, __global char * dst, tdesc dd, int n_past, float value) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    __global char * p = TPTR(dst, dd, i0, i1, i2, i3);
+    if (i0 > n_past + i1) {
+        store_f(p, dd.type, value);
+    } else {
+        copy_elem(p, dd.type, TPTR(a, ad, i0, i1, i2, i3), ad.type);
+    }
+}

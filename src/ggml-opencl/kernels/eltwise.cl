@@ -1,0 +1,227 @@
+// Element-wise kernels: unary functions, GLU, binary ops with broadcasting, ARANGE.
+// One work-item per result element, launched over the result's shape (elem_of).
+
+// op codes of k_unary: enum ggml_unary_op values (0..21), then the plain ops
+#define U_ABS          0
+#define U_SGN          1
+#define U_NEG          2
+#define U_STEP         3
+#define U_TANH         4
+#define U_ELU          5
+#define U_RELU         6
+#define U_SIGMOID      7
+#define U_GELU         8
+#define U_GELU_QUICK   9
+#define U_SILU        10
+#define U_HARDSWISH   11
+#define U_HARDSIGMOID 12
+#define U_EXP         13
+#define U_EXPM1       14
+#define U_SOFTPLUS    15
+#define U_GELU_ERF    16
+#define U_XIELU       17
+#define U_FLOOR       18
+#define U_CEIL        19
+#define U_ROUND       20
+#define U_TRUNC       21
+#define U_SQR        100
+#define U_SQRT       101
+#define U_LOG        102
+#define U_SIN        103
+#define U_COS        104
+#define U_SCALE      105 // p0*x + p1
+#define U_CLAMP      106 // min p0, max p1
+#define U_LEAKY_RELU 107 // slope p0
+
+#define SQRT_2_OVER_PI 0.79788456080286535587989211986876f
+#define GELU_COEF_A    0.044715f
+#define GELU_QUICK     1.702f
+#define SQRT_1_2       0.70710678118654752440f
+
+float sigmoid_f(float x) {
+    return 1.0f / (1.0f + exp(-x));
+}
+
+float gelu_tanh_f(float x) {
+    return 0.5f*x*(1.0f + tanh(SQRT_2_OVER_PI*x*(1.0f + GELU_COEF_A*x*x)));
+}
+
+float gelu_erf_f(float x) {
+    return 0.5f*x*(1.0f + erf(x*SQRT_1_2));
+}
+
+float gelu_quick_f(float x) {
+    return x*sigmoid_f(GELU_QUICK*x);
+}
+
+float silu_f(float x) {
+    return x / (1.0f + exp(-x));
+}
+
+float hardsigmoid_f(float x) {
+    return clamp((x + 3.0f) / 6.0f, 0.0f, 1.0f);
+}
+
+float unary_f(int op, float x, float p0, float p1, float p2, float p3) {
+    switch (op) {
+        case U_ABS:         return fabs(x);
+        case U_SGN:         return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f);
+        case U_NEG:         return -x;
+        case U_STEP:        return x > 0.0f ? 1.0f : 0.0f;
+        case U_TANH:        return tanh(x);
+        case U_ELU:         return x > 0.0f ? x : expm1(x);
+        case U_RELU:        return x > 0.0f ? x : 0.0f;
+        case U_SIGMOID:     return sigmoid_f(x);
+        case U_GELU:        return gelu_tanh_f(x);
+        case U_GELU_QUICK:  return gelu_quick_f(x);
+        case U_SILU:        return silu_f(x);
+        case U_HARDSWISH:   return x*hardsigmoid_f(x);
+        case U_HARDSIGMOID: return hardsigmoid_f(x);
+        case U_EXP:         return exp(x);
+        case U_EXPM1:       return expm1(x);
+        case U_SOFTPLUS:    return x > 0.0f ? x + log1p(exp(-x)) : log1p(exp(x));
+        case U_GELU_ERF:    return gelu_erf_f(x);
+        case U_XIELU: {
+            // p0..p3 = alpha_n, alpha_p, beta, eps
+            if (x > 0.0f) {
+                return p1*x*x + p2*x;
+            }
+            const float xm = fmin(x, p3);
+            return (expm1(xm) - x)*p0 + p2*x;
+        }
+        case U_FLOOR:       return floor(x);
+        case U_CEIL:        return ceil(x);
+        case U_ROUND:       return round(x);
+        case U_TRUNC:       return trunc(x);
+        case U_SQR:         return x*x;
+        case U_SQRT:        return sqrt(x);
+        case U_LOG:         return log(x);
+        case U_SIN:         return sin(x);
+        case U_COS:         return cos(x);
+        case U_SCALE:       return x*p0 + p1;
+        case U_CLAMP: {
+            // max(min(x, hi), lo) with NaN passing through, as the reference
+            float r = x > p1 ? p1 : x;
+            return r < p0 ? p0 : r;
+        }
+        case U_LEAKY_RELU:  return x > 0.0f ? x : p0*x;
+        default:            return NAN;
+    }
+}
+
+__kernel void k_unary(__global const char * src, tdesc sd, __global char * dst, tdesc dd,
+                      int op, float p0, float p1, float p2, float p3) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const float x = load_f(TPTR(src, sd, i0, i1, i2, i3), sd.type);
+    store_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, unary_f(op, x, p0, p1, p2, p3));
+}
+
+// the same with F32 source and result: direct loads and stores (no per-element type dispatch)
+__kernel void k_unary_f32(__global const char * src, tdesc sd, __global char * dst, tdesc dd,
+                          int op, float p0, float p1, float p2, float p3) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const float x = *(const __global float *) TPTR(src, sd, i0, i1, i2, i3);
+    *(__global float *) TPTR(dst, dd, i0, i1, i2, i3) = unary_f(op, x, p0, p1, p2, p3);
+}
+
+// ops of k_binary
+#define B_ADD 0
+#define B_SUB 1
+#define B_MUL 2
+#define B_DIV 3
+
+// dst = a op b, b broadcast over a (b->ne[i] divides a->ne[i])
+__kernel void k_binary(__global const char * a, tdesc ad, __global const char * b, tdesc bd,
+                       __global char * dst, tdesc dd, int op) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const float x = load_f(TPTR(a, ad, i0, i1, i2, i3), ad.type);
+    const float y = load_f(TPTR(b, bd, bmod(i0, bd.ne[0], dd.ne[0]), bmod(i1, bd.ne[1], dd.ne[1]),
+                                bmod(i2, bd.ne[2], dd.ne[2]), bmod(i3, bd.ne[3], dd.ne[3])), bd.type);
+    float r;
+    switch (op) {
+        case B_ADD: r = x + y; break;
+        case B_SUB: r = x - y; break;
+        case B_MUL: r = x * y; break;
+        default:    r = x / y; break;
+    }
+    store_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, r);
+}
+
+__kernel void k_binary_f32(__global const char * a, tdesc ad, __global const char * b, tdesc bd,
+                           __global char * dst, tdesc dd, int op) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const float x = *(const __global float *) TPTR(a, ad, i0, i1, i2, i3);
+    const float y = *(const __global float *) TPTR(b, bd, bmod(i0, bd.ne[0], dd.ne[0]), bmod(i1, bd.ne[1], dd.ne[1]),
+                                                   bmod(i2, bd.ne[2], dd.ne[2]), bmod(i3, bd.ne[3], dd.ne[3]));
+    float r;
+    switch (op) {
+        case B_ADD: r = x + y; break;
+        case B_SUB: r = x - y; break;
+        case B_MUL: r = x * y; break;
+        default:    r = x / y; break;
+    }
+    *(__global float *) TPTR(dst, dd, i0, i1, i2, i3) = r;
+}
+
+// GLU: enum ggml_glu_op values
+#define G_REGLU       0
+#define G_GEGLU       1
+#define G_SWIGLU      2
+#define G_SWIGLU_OAI  3
+#define G_GEGLU_ERF   4
+#define G_GEGLU_QUICK 5
+
+float glu_f(int op, float x, float g, float alpha, float limit) {
+    switch (op) {
+        case G_REGLU:       return (x > 0.0f ? x : 0.0f)*g;
+        case G_GEGLU:       return gelu_tanh_f(x)*g;
+        case G_SWIGLU:      return silu_f(x)*g;
+        case G_GEGLU_ERF:   return gelu_erf_f(x)*g;
+        case G_GEGLU_QUICK: return gelu_quick_f(x)*g;
+        case G_SWIGLU_OAI: {
+            const float xc = x > limit ? limit : x;
+            const float gc = g > limit ? limit : (g < -limit ? -limit : g);
+            return xc*sigmoid_f(alpha*xc)*(gc + 1.0f);
+        }
+        default: return NAN;
+    }
+}
+
+// split form (has_b): x from a, gate from b; otherwise both halves of each row of a
+__kernel void k_glu(__global const char * a, tdesc ad, __global const char * b, tdesc bd,
+                    __global char * dst, tdesc dd, int op, int swapped, int has_b, float alpha, float limit) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    float x, g;
+    if (has_b) {
+        x = load_f(TPTR(a, ad, i0, i1, i2, i3), ad.type);
+        g = load_f(TPTR(b, bd, i0, i1, i2, i3), bd.type);
+    } else {
+        const long nc = dd.ne[0];
+        x = load_f(TPTR(a, ad, i0 + (swapped ? nc : 0), i1, i2, i3), ad.type);
+        g = load_f(TPTR(a, ad, i0 + (swapped ? 0 : nc), i1, i2, i3), ad.type);
+    }
+    store_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, glu_f(op, x, g, alpha, limit));
+}
+
+__kernel void k_arange(__global char * dst, tdesc dd, float start, float step) {
+    const long i = get_global_id(0);
+    if (i >= dd.ne[0]) {
+        return;
+    }
+    store_f(TPTR(dst, dd, i, 0, 0, 0), dd.type, start + (float) i*step);
+}

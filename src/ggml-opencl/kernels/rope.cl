@@ -1,0 +1,116 @@
+// ROPE in every mode of the family: NORMAL (pairs 2p, 2p+1), NEOX (p, p + n_dims/2), MROPE and
+// IMROPE (NEOX pairs, the position taken per section), VISION (p, p + n_dims, the whole row,
+// the frequency exponent restarting per section); frequency factors; YaRN.
+// One work-item per rotated pair (it reads both members before writing: in place is safe) or per
+// element past the rotated ones (copied).
+
+#define MODE_NORMAL 0
+#define MODE_NEOX   2
+#define MODE_MROPE  8
+#define MODE_VISION 24
+#define MODE_IMROPE 40
+
+// 1 below low, 0 above high, linear in between
+float yarn_ramp(float low, float high, long p) {
+    const float y = ((float) p - low) / fmax(0.001f, high - low);
+    return 1.0f - clamp(y, 0.0f, 1.0f);
+}
+
+__kernel void k_rope(__global const char * a, tdesc ad, __global const char * pos, tdesc pd,
+                     __global const char * ff, tdesc fd, __global char * dst, tdesc dd,
+                     int n_dims, int mode, float freq_scale, float ext_factor, float attn_factor,
+                     float corr0, float corr1, float log2_theta_scale,
+                     int sec0, int sec1, int sec2, int sec3, int has_ff) {
+    const long ne0 = ad.ne[0];
+    const long n_pairs = mode == MODE_VISION ? ne0/2 : n_dims/2;
+    const long slots = ne0 - n_pairs; // the pairs, then the elements after the rotated ones
+    const long n_rows = ad.ne[1]*ad.ne[2]*ad.ne[3];
+    const long g = get_global_id(0);
+    if (g >= slots*n_rows) {
+        return;
+    }
+    const long slot = g % slots;
+    long r = g / slots;
+    const long i1 = r % ad.ne[1]; r /= ad.ne[1];
+    const long i2 = r % ad.ne[2];
+    const long i3 = r / ad.ne[2];
+
+    if (slot >= n_pairs) {
+        const long i0 = 2*n_pairs + (slot - n_pairs);
+        copy_elem(TPTR(dst, dd, i0, i1, i2, i3), dd.type, TPTR(a, ad, i0, i1, i2, i3), ad.type);
+        return;
+    }
+    const long p = slot;
+    const bool multi = mode == MODE_MROPE || mode == MODE_IMROPE || mode == MODE_VISION;
+
+    // which position (t, h, w, e) and which exponent this pair uses
+    int which = 0;
+    long exponent = p;
+    if (multi) {
+        const long sect_dims = sec0 + sec1 + sec2 + sec3;
+        const long sector = p % sect_dims;
+        if (mode == MODE_IMROPE) {
+            if (sector % 3 == 1 && sector < 3*sec1) {
+                which = 1;
+            } else if (sector % 3 == 2 && sector < 3*sec2) {
+                which = 2;
+            } else if (sector % 3 == 0 && sector < 3*sec0) {
+                which = 0;
+            } else {
+                which = 3;
+            }
+        } else if (sector >= sec0 && sector < sec0 + sec1) {
+            which = 1;
+        } else if (sector >= sec0 + sec1 && sector < sec0 + sec1 + sec2) {
+            which = 2;
+        } else if (sector >= sec0 + sec1 + sec2) {
+            which = 3;
+        }
+        if (mode == MODE_VISION) {
+            // the exponent counts from the last pair where this position's section started
+            const long starts[4] = { 0, sec0, sec0 + sec1, sec0 + sec1 + sec2 };
+            long last = -1;
+            for (long q = p; q >= 0 && last < 0; q--) {
+                const long sq = q % sect_dims;
+                int restarted = -1;
+                for (int k = 0; k < 4 && restarted < 0; k++) {
+                    if (sq == starts[k]) {
+                        restarted = k;
+                    }
+                }
+                if (restarted == which) {
+                    last = q;
+                }
+            }
+            exponent = last >= 0 ? p - last : p;
+        }
+    }
+    const float position = (float) load_idx(TPTR(pos, pd, i2 + which*ad.ne[2], 0, 0, 0), pd.type);
+    float theta_extrap = position*exp2((float) exponent*log2_theta_scale);
+    if (has_ff) {
+        theta_extrap /= load_f(TPTR(ff, fd, p, 0, 0, 0), fd.type);
+    }
+    const float theta_interp = freq_scale*theta_extrap;
+    float theta = theta_interp;
+    float mscale = attn_factor;
+    if (ext_factor != 0.0f) {
+        const float mix = yarn_ramp(corr0, corr1, p)*ext_factor;
+        theta = theta_interp*(1.0f - mix) + theta_extrap*mix;
+        mscale *= 1.0f + 0.1f*log(1.0f/freq_scale);
+    }
+    const float c = cos(theta)*mscale;
+    const float s = sin(theta)*mscale;
+
+    long j0, j1;
+    if (mode == MODE_NORMAL) {
+        j0 = 2*p; j1 = 2*p + 1;
+    } else if (mode == MODE_VISION) {
+        j0 = p;   j1 = p + n_dims;
+    } else {
+        j0 = p;   j1 = p + n_dims/2;
+    }
+    const float x0 = load_f(TPTR(a, ad, j0, i1, i2, i3), ad.type);
+    const float x1 = load_f(TPTR(a, ad, j1, i1, i2, i3), ad.type);
+    store_f(TPTR(dst, dd, j0, i1, i2, i3), dd.type, x0*c - x1*s);
+    store_f(TPTR(dst, dd, j1, i1, i2, i3), dd.type, x0*s + x1*c);
+}

@@ -1,0 +1,75 @@
+// FLASH_ATTN_EXT (kernels/attn.cl): Q F32/F16/BF16, K and V F32/F16/BF16, mask F32/F16 (broadcast
+// over heads and batch), ALiBi, logit softcap, grouped-query heads (K/V heads dividing Q heads),
+// sinks. Arithmetic in F32 whatever the precision requested.
+
+#include "ggml-opencl-impl.h"
+
+#include <math.h>
+
+#define ATTN_LOCAL 64
+
+bool ggml_ocl_attn_supports(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
+    const struct ggml_tensor * q = op->src[0];
+    const struct ggml_tensor * k = op->src[1];
+    const struct ggml_tensor * v = op->src[2];
+    const struct ggml_tensor * mask  = op->src[3];
+    const struct ggml_tensor * sinks = op->src[4];
+    if (q == NULL || k == NULL || v == NULL || !ggml_ocl_type_is_float(op->type) || !ggml_ocl_type_is_float(q->type) ||
+        !ggml_ocl_type_is_float(k->type) || !ggml_ocl_type_is_float(v->type)) {
+        return false;
+    }
+    const int64_t DK = q->ne[0], N = q->ne[1], H = q->ne[2], B = q->ne[3];
+    const int64_t DV = v->ne[0], KV = k->ne[1];
+    if (k->ne[0] != DK || v->ne[1] != KV || k->ne[2] <= 0 || v->ne[2] <= 0 || k->ne[3] <= 0 || v->ne[3] <= 0 ||
+        H % k->ne[2] != 0 || H % v->ne[2] != 0 || B % k->ne[3] != 0 || B % v->ne[3] != 0 ||
+        op->ne[0] != DV || op->ne[1] != H || op->ne[2] != N || op->ne[3] != B || H > INT32_MAX) {
+        return false;
+    }
+    if (mask != NULL && (!ggml_ocl_type_is_float(mask->type) || mask->ne[0] != KV || mask->ne[1] < N ||
+                         mask->ne[2] <= 0 || mask->ne[3] <= 0 || H % mask->ne[2] != 0 || B % mask->ne[3] != 0)) {
+        return false;
+    }
+    if (sinks != NULL && (!ggml_ocl_type_is_float(sinks->type) || !ggml_is_contiguous(sinks) || ggml_nelements(sinks) < H)) {
+        return false;
+    }
+    // q row, output row and two work-group scratch arrays in local memory
+    const size_t local = ggml_ocl_wg_size(d, ATTN_LOCAL);
+    return (uint64_t) (DK + DV + 2*(int64_t) local)*sizeof(float) <= d->local_mem;
+}
+
+enum ggml_status ggml_ocl_attn_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    const struct ggml_tensor * q = op->src[0];
+    const size_t local = ggml_ocl_wg_size(be->dev, ATTN_LOCAL);
+    const float max_bias = ggml_get_op_params_f32(op, 1);
+    const int64_t n_head = q->ne[2];
+    int64_t n_head_log2 = 1;
+    while (n_head_log2*2 <= n_head) {
+        n_head_log2 *= 2;
+    }
+    const float m0 = (float) pow(2.0, -(double) max_bias / (double) n_head_log2);
+    const float m1 = (float) pow(2.0, -(double) max_bias / 2.0 / (double) n_head_log2);
+
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ATTN, "k_flash_attn")) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, q);
+    ggml_ocl_arg_tensor(&a, op->src[1]);
+    ggml_ocl_arg_tensor(&a, op->src[2]);
+    ggml_ocl_arg_tensor_opt(&a, op->src[3], q);
+    ggml_ocl_arg_tensor_opt(&a, op->src[4], q);
+    ggml_ocl_arg_tensor(&a, op);
+    ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 0));
+    ggml_ocl_arg_f32(&a, max_bias);
+    ggml_ocl_arg_f32(&a, m0);
+    ggml_ocl_arg_f32(&a, m1);
+    ggml_ocl_arg_i32(&a, (int32_t) n_head_log2);
+    ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 2));
+    ggml_ocl_arg_i32(&a, op->src[3] != NULL);
+    ggml_ocl_arg_i32(&a, op->src[4] != NULL);
+    ggml_ocl_arg_local(&a, (size_t) q->ne[0]*sizeof(float));
+    ggml_ocl_arg_local(&a, (size_t) op->src[2]->ne[0]*sizeof(float));
+    ggml_ocl_arg_local(&a, local*sizeof(float));
+    ggml_ocl_arg_local(&a, local*sizeof(float));
+    return ggml_ocl_launch_groups(&a, (size_t) (q->ne[1]*q->ne[2]*q->ne[3]), local);
+}

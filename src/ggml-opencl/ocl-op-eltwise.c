@@ -1,0 +1,162 @@
+// Element-wise family (kernels/eltwise.cl): UNARY (every ggml_unary_op), GLU (every ggml_glu_op,
+// one- and two-tensor forms), SQR SQRT LOG SIN COS, SCALE, CLAMP, LEAKY_RELU, ADD SUB MUL DIV with
+// broadcasting, ADD1, ARANGE. F32, F16 and BF16 in any combination, any strides.
+
+#include "ggml-opencl-impl.h"
+
+// k_unary op codes beyond the ggml_unary_op values (kernels/eltwise.cl)
+enum {
+    U_SQR = 100, U_SQRT, U_LOG, U_SIN, U_COS, U_SCALE, U_CLAMP, U_LEAKY_RELU,
+};
+
+#define ELT_LOCAL 256
+
+static bool same_shape(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
+}
+
+static bool src_float(const struct ggml_tensor * op, int i) {
+    return op->src[i] != NULL && ggml_ocl_type_is_float(op->src[i]->type);
+}
+
+bool ggml_ocl_eltwise_supports(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
+    (void) d;
+    if (!ggml_ocl_type_is_float(op->type)) {
+        return false;
+    }
+    switch (op->op) {
+        case GGML_OP_UNARY: {
+            const int u = ggml_get_op_params_i32(op, 0);
+            return u >= 0 && u < GGML_UNARY_OP_COUNT && src_float(op, 0) && same_shape(op, op->src[0]);
+        }
+        case GGML_OP_GLU: {
+            const int g = ggml_get_op_params_i32(op, 0);
+            if (g < 0 || g >= GGML_GLU_OP_COUNT || !src_float(op, 0)) {
+                return false;
+            }
+            const struct ggml_tensor * a = op->src[0];
+            if (op->src[1] != NULL) {
+                return src_float(op, 1) && same_shape(a, op->src[1]) && same_shape(op, a);
+            }
+            return a->ne[0] == 2*op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
+        }
+        case GGML_OP_SQR:
+        case GGML_OP_SQRT:
+        case GGML_OP_LOG:
+        case GGML_OP_SIN:
+        case GGML_OP_COS:
+        case GGML_OP_SCALE:
+        case GGML_OP_CLAMP:
+        case GGML_OP_LEAKY_RELU:
+            return src_float(op, 0) && same_shape(op, op->src[0]);
+        case GGML_OP_ADD:
+        case GGML_OP_SUB:
+        case GGML_OP_MUL:
+        case GGML_OP_DIV: {
+            if (!src_float(op, 0) || !src_float(op, 1) || !same_shape(op, op->src[0])) {
+                return false;
+            }
+            for (int i = 0; i < GGML_MAX_DIMS; i++) {
+                if (op->src[1]->ne[i] <= 0 || op->src[0]->ne[i] % op->src[1]->ne[i] != 0) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        case GGML_OP_ADD1:
+            return src_float(op, 0) && src_float(op, 1) && ggml_nelements(op->src[1]) == 1 && same_shape(op, op->src[0]);
+        case GGML_OP_ARANGE:
+            return ggml_nelements(op) == op->ne[0];
+        default:
+            return false;
+    }
+}
+
+static enum ggml_status run_unary(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, const float p[4]) {
+    const bool f32 = op->type == GGML_TYPE_F32 && op->src[0]->type == GGML_TYPE_F32;
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, f32 ? "k_unary_f32" : "k_unary")) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op->src[0]);
+    ggml_ocl_arg_tensor(&a, op);
+    ggml_ocl_arg_i32(&a, code);
+    for (int i = 0; i < 4; i++) {
+        ggml_ocl_arg_f32(&a, p[i]);
+    }
+    return ggml_ocl_launch_shape(&a, op);
+}
+
+static enum ggml_status run_binary(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code) {
+    const bool f32 = op->type == GGML_TYPE_F32 && op->src[0]->type == GGML_TYPE_F32 && op->src[1]->type == GGML_TYPE_F32;
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, f32 ? "k_binary_f32" : "k_binary")) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op->src[0]);
+    ggml_ocl_arg_tensor(&a, op->src[1]);
+    ggml_ocl_arg_tensor(&a, op);
+    ggml_ocl_arg_i32(&a, code);
+    return ggml_ocl_launch_shape(&a, op);
+}
+
+static enum ggml_status run_glu(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_glu")) {
+        return GGML_STATUS_FAILED;
+    }
+    const bool has_b = op->src[1] != NULL;
+    ggml_ocl_arg_tensor(&a, op->src[0]);
+    ggml_ocl_arg_tensor_opt(&a, op->src[1], op->src[0]);
+    ggml_ocl_arg_tensor(&a, op);
+    ggml_ocl_arg_i32(&a, ggml_get_op_params_i32(op, 0));
+    ggml_ocl_arg_i32(&a, ggml_get_op_params_i32(op, 1) != 0);
+    ggml_ocl_arg_i32(&a, has_b);
+    ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 2));
+    ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 3));
+    return ggml_ocl_launch_shape(&a, op);
+}
+
+static enum ggml_status run_arange(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_arange")) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op);
+    ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 0));
+    ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 2));
+    return ggml_ocl_launch_items(&a, (size_t) op->ne[0], ggml_ocl_wg_size(be->dev, ELT_LOCAL));
+}
+
+enum ggml_status ggml_ocl_eltwise_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    float p[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    switch (op->op) {
+        case GGML_OP_UNARY:
+            // XIELU: alpha_n, alpha_p, beta, eps in f32[1..4]
+            for (int i = 0; i < 4; i++) {
+                p[i] = ggml_get_op_params_f32(op, (uint32_t) i + 1);
+            }
+            return run_unary(be, op, ggml_get_op_params_i32(op, 0), p);
+        case GGML_OP_SQR:  return run_unary(be, op, U_SQR, p);
+        case GGML_OP_SQRT: return run_unary(be, op, U_SQRT, p);
+        case GGML_OP_LOG:  return run_unary(be, op, U_LOG, p);
+        case GGML_OP_SIN:  return run_unary(be, op, U_SIN, p);
+        case GGML_OP_COS:  return run_unary(be, op, U_COS, p);
+        case GGML_OP_SCALE:
+        case GGML_OP_CLAMP:
+        case GGML_OP_LEAKY_RELU:
+            p[0] = ggml_get_op_params_f32(op, 0);
+            p[1] = ggml_get_op_params_f32(op, 1);
+            return run_unary(be, op, op->op == GGML_OP_SCALE ? U_SCALE : op->op == GGML_OP_CLAMP ? U_CLAMP : U_LEAKY_RELU, p);
+        case GGML_OP_ADD:
+        case GGML_OP_ADD1: return run_binary(be, op, 0);
+        case GGML_OP_SUB:  return run_binary(be, op, 1);
+        case GGML_OP_MUL:  return run_binary(be, op, 2);
+        case GGML_OP_DIV:  return run_binary(be, op, 3);
+        case GGML_OP_GLU:  return run_glu(be, op);
+        case GGML_OP_ARANGE: return run_arange(be, op);
+        default:
+            GGML_LOG_ERROR("%s: op %s is not an element-wise op\n", __func__, ggml_op_desc(op));
+            return GGML_STATUS_FAILED;
+    }
+}
