@@ -51,8 +51,10 @@ static void fill_random(struct ggml_tensor * t, float lo, float hi) {
     free(f32);
 }
 
-// Weights (F16 matrices, F32 norms) and inputs in one CPU buffer, as a model loader would leave them.
-static bool weights_init(struct block_weights * w, int n_tokens) {
+// Weights (F16 matrices, F32 norms) and inputs in one buffer of the given type, as a model loader
+// would leave them; the same values on every call.
+static bool weights_init(struct block_weights * w, int n_tokens, ggml_backend_buffer_type_t buft) {
+    rng_state = 0x9e3779b97f4a7c15ULL;
     struct ggml_init_params params = { 16 * ggml_tensor_overhead(), NULL, true };
     w->ctx = ggml_init(params);
     if (w->ctx == NULL) {
@@ -70,7 +72,7 @@ static bool weights_init(struct block_weights * w, int n_tokens) {
     w->w_up      = ggml_new_tensor_2d(w->ctx, GGML_TYPE_F16, N_EMBD, N_FF);
     w->w_down    = ggml_new_tensor_2d(w->ctx, GGML_TYPE_F16, N_FF, N_EMBD);
 
-    w->buffer = ggml_backend_alloc_ctx_tensors_from_buft(w->ctx, ggml_backend_cpu_buffer_type());
+    w->buffer = ggml_backend_alloc_ctx_tensors_from_buft(w->ctx, buft);
     if (w->buffer == NULL) {
         return false;
     }
@@ -176,7 +178,7 @@ static void demo_devices(int n_tokens) {
 
     struct block_weights w = { 0 };
     ggml_backend_t cpu = ggml_backend_cpu_init();
-    if (cpu == NULL || !weights_init(&w, n_tokens)) {
+    if (cpu == NULL || !weights_init(&w, n_tokens, ggml_backend_cpu_buffer_type())) {
         printf("  cannot set up the CPU backend and the weights\n");
         goto done;
     }
@@ -212,8 +214,11 @@ static void demo_devices(int n_tokens) {
         if (backend == NULL) {
             continue;
         }
-        printf("  %s + CPU\n", ggml_backend_name(backend));
-        if (run_block(backend, cpu, &w, n_tokens, result, &ms)) {
+        // the weights live on the device: the scheduler runs there what the device supports
+        struct block_weights dw = { 0 };
+        printf("  %s + CPU (weights in %s memory)\n", ggml_backend_name(backend), ggml_backend_name(backend));
+        if (weights_init(&dw, n_tokens, ggml_backend_get_default_buffer_type(backend)) &&
+            run_block(backend, cpu, &dw, n_tokens, result, &ms)) {
             double err = 0.0, norm = 0.0;
             for (size_t j = 0; j < n_out; j++) {
                 err  += ((double) result[j] - reference[j]) * ((double) result[j] - reference[j]);
@@ -223,6 +228,8 @@ static void demo_devices(int n_tokens) {
         } else {
             printf("    failed (see the log above)\n");
         }
+        ggml_backend_buffer_free(dw.buffer);
+        ggml_free(dw.ctx);
         ggml_backend_free(backend);
     }
 done_buffers:
