@@ -285,6 +285,23 @@ static void test_unsupported(void) {
     ggml_free(ctx);
 }
 
+static void test_empty_k(void) {
+    // K = 0: every element is an empty sum (when the library accepts such tensors at all)
+    struct ggml_context * ctx = new_ctx(4);
+    if (!TEST_CHECK(ctx != NULL)) {
+        return;
+    }
+    test_log_capture_begin();
+    struct ggml_tensor * a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 0, 5);
+    struct ggml_tensor * b = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 0, 3);
+    struct ggml_tensor * d = a && b ? ggml_mul_mat(ctx, a, b) : NULL;
+    test_log_capture_end();
+    if (d != NULL) {
+        check_node("mul_mat K = 0", ctx, d);
+    }
+    ggml_free(ctx);
+}
+
 static void run_all(void) {
     test_mul_mat_shapes();
     test_mul_mat_gemv();
@@ -292,6 +309,7 @@ static void run_all(void) {
     test_out_prod();
     test_reference_mode();
     test_unsupported();
+    test_empty_k();
 }
 
 // re-runs this program with GGML_CPU_ISA=level; true when it passed

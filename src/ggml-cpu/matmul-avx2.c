@@ -24,6 +24,11 @@ GGML_TARGET_AVX2 static void mm_kernel_avx2(int64_t kc, const float * restrict b
         r0[i] = _mm256_setzero_ps();
         r1[i] = _mm256_setzero_ps();
     }
+    // the C tile is read or written at the end: start fetching it now (rows are far apart)
+#pragma GCC unroll 8
+    for (int i = 0; i < MM_Y_MR; i++) {
+        _mm_prefetch((const char *)(c + i*ldc), _MM_HINT_T0);
+    }
     for (int64_t k = 0; k < kc; k++) {
         const __m256 a0 = _mm256_loadu_ps(ap + k*MM_Y_NR);
         const __m256 a1 = _mm256_loadu_ps(ap + k*MM_Y_NR + 8);
@@ -144,47 +149,85 @@ GGML_TARGET_AVX2 MM_INLINE float mm_hsum8(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-GGML_TARGET_AVX2 MM_INLINE void mm_gemv_rows(enum ggml_type type, const struct ggml_mm_src * a, int64_t n0, int64_t nn,
-                                             int64_t K, const float * const * b, int nb, float * out, int64_t ldo) {
+// R rows of A against NB rows of B (both constants in every instance, so that the R x NB
+// accumulators stay in registers). Several rows at once keep several memory streams in flight.
+GGML_TARGET_AVX2 MM_INLINE void mm_gemv_tile(enum ggml_type type, const int R, const int NB, const char * row0, int64_t s_r,
+                                             int64_t K, const float * const * b, float * out, int64_t ldo) {
     const int64_t es = (int64_t) ggml_mm_type_size(type);
-    for (int64_t i = 0; i < nn; i++) {
-        const char * row = a->data + (n0 + i)*a->s_r;
-        __m256 s[GGML_MM_GEMV_M][2];
-        for (int m = 0; m < GGML_MM_GEMV_M; m++) {
-            s[m][0] = _mm256_setzero_ps();
-            s[m][1] = _mm256_setzero_ps();
+    __m256 s[4][GGML_MM_GEMV_M];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) {
+#pragma GCC unroll 4
+        for (int m = 0; m < NB; m++) {
+            s[r][m] = _mm256_setzero_ps();
         }
-        int64_t k = 0;
-        for (; k + 16 <= K; k += 16) {
-            const __m256 a0 = mm_load8(type, row + k*es);
-            const __m256 a1 = mm_load8(type, row + (k + 8)*es);
-            for (int m = 0; m < nb; m++) {
-                s[m][0] = _mm256_fmadd_ps(a0, _mm256_loadu_ps(b[m] + k),     s[m][0]);
-                s[m][1] = _mm256_fmadd_ps(a1, _mm256_loadu_ps(b[m] + k + 8), s[m][1]);
+    }
+    int64_t k = 0;
+    for (; k + 8 <= K; k += 8) {
+        __m256 bv[GGML_MM_GEMV_M];
+#pragma GCC unroll 4
+        for (int m = 0; m < NB; m++) {
+            bv[m] = _mm256_loadu_ps(b[m] + k);
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            const __m256 av = mm_load8(type, row0 + r*s_r + k*es);
+#pragma GCC unroll 4
+            for (int m = 0; m < NB; m++) {
+                s[r][m] = _mm256_fmadd_ps(av, bv[m], s[r][m]);
             }
         }
+    }
+    for (int r = 0; r < R; r++) {
         float tail[GGML_MM_GEMV_M] = {0};
         if (k < K) {
-            float tmp[16];
-            ggml_mm_load_f32(type, row + k*es, es, K - k, tmp);
-            for (int m = 0; m < nb; m++) {
+            float tmp[8];
+            ggml_mm_load_f32(type, row0 + r*s_r + k*es, es, K - k, tmp);
+            for (int m = 0; m < NB; m++) {
                 for (int64_t kk = k; kk < K; kk++) {
                     tail[m] += tmp[kk - k]*b[m][kk];
                 }
             }
         }
-        for (int m = 0; m < nb; m++) {
-            out[m*ldo + i] = mm_hsum8(_mm256_add_ps(s[m][0], s[m][1])) + tail[m];
+        for (int m = 0; m < NB; m++) {
+            out[m*ldo + r] = mm_hsum8(s[r][m]) + tail[m];
         }
     }
 }
 
+// four rows at a time for up to two rows of B, two rows at a time beyond (16 ymm registers)
+GGML_TARGET_AVX2 MM_INLINE void mm_gemv_rows(enum ggml_type type, const int NB, const struct ggml_mm_src * a, int64_t n0,
+                                             int64_t nn, int64_t K, const float * const * b, float * out, int64_t ldo) {
+    const char * base = a->data + n0*a->s_r;
+    int64_t i = 0;
+    if (NB <= 2) {
+        for (; i + 4 <= nn; i += 4) {
+            mm_gemv_tile(type, 4, NB, base + i*a->s_r, a->s_r, K, b, out + i, ldo);
+        }
+    } else {
+        for (; i + 2 <= nn; i += 2) {
+            mm_gemv_tile(type, 2, NB, base + i*a->s_r, a->s_r, K, b, out + i, ldo);
+        }
+    }
+    for (; i < nn; i++) {
+        mm_gemv_tile(type, 1, NB, base + i*a->s_r, a->s_r, K, b, out + i, ldo);
+    }
+}
+
+#define MM_GEMV_CASES(TYPE)                                                          \
+    switch (nb) {                                                                    \
+        case 1:  mm_gemv_rows(TYPE, 1, a, n0, nn, K, b, out, ldo); break;            \
+        case 2:  mm_gemv_rows(TYPE, 2, a, n0, nn, K, b, out, ldo); break;            \
+        case 3:  mm_gemv_rows(TYPE, 3, a, n0, nn, K, b, out, ldo); break;            \
+        default: mm_gemv_rows(TYPE, 4, a, n0, nn, K, b, out, ldo); break;            \
+    }
+
 GGML_TARGET_AVX2 static void mm_gemv_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                                           const float * const * b, int nb, float * out, int64_t ldo) {
     switch (a->type) {
-        case GGML_TYPE_F16:  mm_gemv_rows(GGML_TYPE_F16,  a, n0, nn, K, b, nb, out, ldo); break;
-        case GGML_TYPE_BF16: mm_gemv_rows(GGML_TYPE_BF16, a, n0, nn, K, b, nb, out, ldo); break;
-        default:             mm_gemv_rows(GGML_TYPE_F32,  a, n0, nn, K, b, nb, out, ldo); break;
+        case GGML_TYPE_F16:  MM_GEMV_CASES(GGML_TYPE_F16);  break;
+        case GGML_TYPE_BF16: MM_GEMV_CASES(GGML_TYPE_BF16); break;
+        default:             MM_GEMV_CASES(GGML_TYPE_F32);  break;
     }
 }
 

@@ -25,6 +25,12 @@ GGML_TARGET_AVX512 static void mm_kernel_avx512(int64_t kc, const float * restri
         r0[i] = _mm512_setzero_ps();
         r1[i] = _mm512_setzero_ps();
     }
+    // the C tile is read or written at the end: start fetching it now (rows are far apart)
+#pragma GCC unroll 16
+    for (int i = 0; i < MM_Z_MR; i++) {
+        _mm_prefetch((const char *)(c + i*ldc), _MM_HINT_T0);
+        _mm_prefetch((const char *)(c + i*ldc + 16), _MM_HINT_T0);
+    }
     for (int64_t k = 0; k < kc; k++) {
         const __m512 a0 = _mm512_loadu_ps(ap + k*MM_Z_NR);
         const __m512 a1 = _mm512_loadu_ps(ap + k*MM_Z_NR + 16);
@@ -136,45 +142,100 @@ GGML_TARGET_AVX512 static void mm_pack_a_avx512(const struct ggml_mm_src * a, in
 // matrix-vector
 //
 
-GGML_TARGET_AVX512 MM_INLINE void mm_gemv_rows(enum ggml_type type, const struct ggml_mm_src * a, int64_t n0, int64_t nn,
-                                               int64_t K, const float * const * b, int nb, float * out, int64_t ldo) {
+// R rows of A against NB rows of B (both constants in every instance, so that the R x NB
+// accumulators stay in registers). Several rows at once keep several memory streams in flight.
+// 16-bit weights (half the bytes per converted vector) get an explicit prefetch into L2 a little
+// ahead of each row: measured 5-10% more weight bandwidth on F16/BF16, none on F32.
+GGML_TARGET_AVX512 MM_INLINE void mm_gemv_tile(enum ggml_type type, const int R, const int NB, const char * row0, int64_t s_r,
+                                               int64_t K, const float * const * b, float * out, int64_t ldo) {
     const int64_t es = (int64_t) ggml_mm_type_size(type);
-    for (int64_t i = 0; i < nn; i++) {
-        const char * row = a->data + (n0 + i)*a->s_r;
-        __m512 s[GGML_MM_GEMV_M][2];
-        for (int m = 0; m < GGML_MM_GEMV_M; m++) {
-            s[m][0] = _mm512_setzero_ps();
-            s[m][1] = _mm512_setzero_ps();
+    __m512 s[8][GGML_MM_GEMV_M];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) {
+#pragma GCC unroll 4
+        for (int m = 0; m < NB; m++) {
+            s[r][m] = _mm512_setzero_ps();
         }
-        int64_t k = 0;
-        for (; k + 32 <= K; k += 32) {
-            const __m512 a0 = mm_load16(type, row + k*es,        0xFFFF);
-            const __m512 a1 = mm_load16(type, row + (k + 16)*es, 0xFFFF);
-            for (int m = 0; m < nb; m++) {
-                s[m][0] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(b[m] + k),      s[m][0]);
-                s[m][1] = _mm512_fmadd_ps(a1, _mm512_loadu_ps(b[m] + k + 16), s[m][1]);
+    }
+    int64_t k = 0;
+    for (; k + 32 <= K; k += 32) {
+        __m512 b0[GGML_MM_GEMV_M], b1[GGML_MM_GEMV_M];
+#pragma GCC unroll 4
+        for (int m = 0; m < NB; m++) {
+            b0[m] = _mm512_loadu_ps(b[m] + k);
+            b1[m] = _mm512_loadu_ps(b[m] + k + 16);
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            if (type != GGML_TYPE_F32) {
+                _mm_prefetch(row0 + r*s_r + k*es + 1024, _MM_HINT_T1);
+            }
+            const __m512 a0 = mm_load16(type, row0 + r*s_r + k*es, 0xFFFF);
+            const __m512 a1 = mm_load16(type, row0 + r*s_r + (k + 16)*es, 0xFFFF);
+#pragma GCC unroll 4
+            for (int m = 0; m < NB; m++) {
+                s[r][m] = _mm512_fmadd_ps(a0, b0[m], s[r][m]);
+                s[r][m] = _mm512_fmadd_ps(a1, b1[m], s[r][m]);
             }
         }
-        for (; k < K; k += 16) {
-            const int64_t   kn = MIN((int64_t) 16, K - k);
-            const __mmask16 mk = (__mmask16)((1u << kn) - 1u);
-            const __m512    a0 = mm_load16(type, row + k*es, mk);
-            for (int m = 0; m < nb; m++) {
-                s[m][0] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(mk, b[m] + k), s[m][0]);
+    }
+    for (; k < K; k += 16) {
+        const __mmask16 mk = K - k >= 16 ? (__mmask16) 0xFFFF : (__mmask16)((1u << (K - k)) - 1u);
+        __m512 bv[GGML_MM_GEMV_M];
+#pragma GCC unroll 4
+        for (int m = 0; m < NB; m++) {
+            bv[m] = _mm512_maskz_loadu_ps(mk, b[m] + k);
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < R; r++) {
+            const __m512 av = mm_load16(type, row0 + r*s_r + k*es, mk);
+#pragma GCC unroll 4
+            for (int m = 0; m < NB; m++) {
+                s[r][m] = _mm512_fmadd_ps(av, bv[m], s[r][m]);
             }
         }
-        for (int m = 0; m < nb; m++) {
-            out[m*ldo + i] = _mm512_reduce_add_ps(_mm512_add_ps(s[m][0], s[m][1]));
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; r++) {
+#pragma GCC unroll 4
+        for (int m = 0; m < NB; m++) {
+            out[m*ldo + r] = _mm512_reduce_add_ps(s[r][m]);
         }
     }
 }
 
+GGML_TARGET_AVX512 MM_INLINE void mm_gemv_rows(enum ggml_type type, const int NB, const struct ggml_mm_src * a, int64_t n0,
+                                               int64_t nn, int64_t K, const float * const * b, float * out, int64_t ldo) {
+    const char * base = a->data + n0*a->s_r;
+    int64_t i = 0;
+    if (NB == 1 && type != GGML_TYPE_F32) {
+        // 16-bit weights: eight streams (measured faster than four; F32 is not)
+        for (; i + 8 <= nn; i += 8) {
+            mm_gemv_tile(type, 8, NB, base + i*a->s_r, a->s_r, K, b, out + i, ldo);
+        }
+    }
+    for (; i + 4 <= nn; i += 4) {
+        mm_gemv_tile(type, 4, NB, base + i*a->s_r, a->s_r, K, b, out + i, ldo);
+    }
+    for (; i < nn; i++) {
+        mm_gemv_tile(type, 1, NB, base + i*a->s_r, a->s_r, K, b, out + i, ldo);
+    }
+}
+
+#define MM_GEMV_CASES(TYPE)                                                          \
+    switch (nb) {                                                                    \
+        case 1:  mm_gemv_rows(TYPE, 1, a, n0, nn, K, b, out, ldo); break;            \
+        case 2:  mm_gemv_rows(TYPE, 2, a, n0, nn, K, b, out, ldo); break;            \
+        case 3:  mm_gemv_rows(TYPE, 3, a, n0, nn, K, b, out, ldo); break;            \
+        default: mm_gemv_rows(TYPE, 4, a, n0, nn, K, b, out, ldo); break;            \
+    }
+
 GGML_TARGET_AVX512 static void mm_gemv_avx512(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                                               const float * const * b, int nb, float * out, int64_t ldo) {
     switch (a->type) {
-        case GGML_TYPE_F16:  mm_gemv_rows(GGML_TYPE_F16,  a, n0, nn, K, b, nb, out, ldo); break;
-        case GGML_TYPE_BF16: mm_gemv_rows(GGML_TYPE_BF16, a, n0, nn, K, b, nb, out, ldo); break;
-        default:             mm_gemv_rows(GGML_TYPE_F32,  a, n0, nn, K, b, nb, out, ldo); break;
+        case GGML_TYPE_F16:  MM_GEMV_CASES(GGML_TYPE_F16);  break;
+        case GGML_TYPE_BF16: MM_GEMV_CASES(GGML_TYPE_BF16); break;
+        default:             MM_GEMV_CASES(GGML_TYPE_F32);  break;
     }
 }
 

@@ -109,6 +109,21 @@ void ggml_mm_pack_b(const struct ggml_mm_src * b, int64_t m0, int64_t mr, int64_
 // the driver
 //
 
+// asks for the next B micro-panel's source rows (into L2) while the current one is computed:
+// rows of B are far apart, so each one would otherwise start with a full memory latency
+static void mm_prefetch_rows(const struct ggml_mm_src * b, int64_t m0, int64_t mr, int64_t k0, int64_t kc) {
+    const int64_t es = (int64_t) ggml_mm_type_size(b->type);
+    if (b->s_k != es) {
+        return;
+    }
+    for (int64_t i = 0; i < mr; i++) {
+        const char * p = b->data + (m0 + i)*b->s_r + k0*es;
+        for (int64_t off = 0; off < kc*es; off += 64) {
+            __builtin_prefetch(p + off, 0, 2);
+        }
+    }
+}
+
 void ggml_mm_gemm_block(const struct ggml_mm_kernels * kr, const struct ggml_mm_src * a, const struct ggml_mm_src * b,
                         int64_t m0, int64_t mm, int64_t n0, int64_t nn, int64_t K,
                         float * c, int64_t ldc, float * scratch) {
@@ -132,6 +147,9 @@ void ggml_mm_gemm_block(const struct ggml_mm_kernels * kr, const struct ggml_mm_
         for (int64_t i = 0; i < mm; i += MR) {
             const int64_t mr = MIN((int64_t) MR, mm - i);
             ggml_mm_pack_b(b, m0 + i, mr, k0, kc, MR, bpack);
+            if (i + MR < mm) {
+                mm_prefetch_rows(b, m0 + i + MR, MIN((int64_t) MR, mm - i - MR), k0, kc);
+            }
             for (int64_t j = 0; j < nn; j += NR) {
                 const int64_t nr = MIN((int64_t) NR, nn - j);
                 const float * ap = apack + (j/NR)*kc*NR;

@@ -113,7 +113,7 @@ static void mm_make_plan(const struct ggml_tensor * op, int nth, struct mm_plan 
         // row chunks: enough of them for the dynamic split to even out, each still long
         const int64_t want = (int64_t) nth*8;
         int64_t chunk = mm_cdiv(p->N, MAX((int64_t) 1, mm_cdiv(want, nbatch)));
-        chunk = MAX(chunk, (int64_t) 16);
+        chunk = MAX(mm_cdiv(chunk, 8)*8, (int64_t) 16); // whole groups of the kernels' 4 or 8 rows
         p->nci   = chunk;
         p->n_blk = mm_cdiv(p->N, chunk);
         p->m_blk = 1;
@@ -162,10 +162,17 @@ size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
     return mm_thread_floats(&p)*sizeof(float)*(size_t) nth;
 }
 
+// below this many multiply-adds a second thread costs more (waking it, the barrier) than it saves
+#define MM_MIN_MACS_PER_THREAD (64*1024)
+
 int ggml_cpu_matmul_n_tasks(const struct ggml_tensor * op, int n_threads) {
     struct mm_plan p;
     const int nth = MAX(1, n_threads);
     mm_make_plan(op, nth, &p);
+    const double macs = (double) p.M*(double) p.N*(double) p.K*(double) p.ne2*(double) p.ne3;
+    if (macs < MM_MIN_MACS_PER_THREAD) {
+        return 1;
+    }
     return (int) MAX((int64_t) 1, MIN((int64_t) nth, p.n_items));
 }
 
