@@ -21,6 +21,7 @@
 // the device allows. The test cases are `backend-ops test -b OpenCL0 -o MUL_MAT`.
 
 #include "ggml-opencl-impl.h"
+#include "ocl-matmul-tiled.h"
 
 bool ggml_ocl_mul_mat_supports(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
     (void) d;
@@ -38,6 +39,10 @@ bool ggml_ocl_mul_mat_supports(const struct ggml_ocl_device * d, const struct gg
 
 bool ggml_ocl_mul_mat(struct ggml_ocl_backend * be, const struct ggml_tensor * src0, const struct ggml_tensor * src1,
                       struct ggml_tensor * dst) {
+    // the fast paths (ocl-matmul-tiled.c) first; this kernel for the layouts they leave
+    if (ggml_ocl_mul_mat_tiled_supports(be->dev, dst)) {
+        return ggml_ocl_mul_mat_tiled(be, src0, src1, dst);
+    }
     struct ggml_ocl_args a;
     if (!ggml_ocl_args_begin(&a, be, dst, GGML_OCL_PROG_MATMUL, "k_mul_mat")) {
         return false;
