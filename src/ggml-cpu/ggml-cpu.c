@@ -9,6 +9,8 @@
 #endif
 
 #include "ggml-cpu-impl.h"
+
+#include <stdatomic.h>
 #include "ggml-backend-impl.h"
 
 #include <dirent.h>
@@ -77,6 +79,10 @@ struct ggml_backend_cpu_context {
     void *              abort_callback_data;
 
     bool use_ref;
+
+    // one graph at a time per backend: a second thread computing on the same backend would share
+    // the work buffer; it is refused with an error instead
+    atomic_bool busy;
 };
 
 static ggml_guid_t ggml_backend_cpu_guid(void) {
@@ -133,13 +139,20 @@ static enum ggml_status cpu_backend_prepare(struct ggml_backend_cpu_context * ct
 
 static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
     struct ggml_backend_cpu_context * ctx = backend->context;
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&ctx->busy, &expected, true)) {
+        GGML_LOG_ERROR("ggml_backend_cpu_graph_compute: the backend is already computing a graph "
+                       "(one graph at a time per backend: give each thread its own backend)\n");
+        return GGML_STATUS_FAILED;
+    }
     struct ggml_threadpool * tp = cpu_backend_pool(ctx);
     struct ggml_cplan cplan = ggml_graph_plan(cgraph, ctx->n_threads, tp);
-    const enum ggml_status st = cpu_backend_prepare(ctx, &cplan);
-    if (st != GGML_STATUS_SUCCESS) {
-        return st;
+    enum ggml_status st = cpu_backend_prepare(ctx, &cplan);
+    if (st == GGML_STATUS_SUCCESS) {
+        st = ggml_graph_compute(cgraph, &cplan);
     }
-    return ggml_graph_compute(cgraph, &cplan);
+    atomic_store(&ctx->busy, false);
+    return st;
 }
 
 struct ggml_backend_cpu_plan {

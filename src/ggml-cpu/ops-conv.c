@@ -122,7 +122,9 @@ static void conv_gather_tile(nn_vf vf, const struct conv_geom * g, const struct 
                         conv_valid(ox0, ox0 + len, g->s0, off, g->IW, &lo, &hi);
                     }
                     conv_zero(out, lo - ox0);
-                    conv_load_run(vf, b->type, row + (lo*g->s0 + off)*g->nb_w, (size_t) g->s0*g->nb_w, hi - lo, out + (lo - ox0));
+                    if (hi > lo) { // with left padding the run's start may lie before the row
+                        conv_load_run(vf, b->type, row + (lo*g->s0 + off)*g->nb_w, (size_t) g->s0*g->nb_w, hi - lo, out + (lo - ox0));
+                    }
                     conv_zero(out + (hi - ox0), ox0 + len - hi);
                 }
             }
@@ -330,6 +332,19 @@ static void conv2d_forward(const struct ggml_compute_params * params, struct ggm
     const int64_t OC = k->ne[3];
     const int64_t K  = g.KW*g.KH*g.IC;
     const int64_t P  = conv2d_tile(K);
+    if (K == 0) {
+        // no input channels: every output is an empty sum; the plan gave no work buffer
+        int64_t r0, r1;
+        ggml_cpu_split_range(op->ne[1]*op->ne[2]*op->ne[3], params->ith, params->nth, &r0, &r1);
+        for (int64_t r = r0; r < r1; r++) {
+            char * row = (char *) op->data + (r % op->ne[1])*op->nb[1] + ((r / op->ne[1]) % op->ne[2])*op->nb[2] +
+                         (r / (op->ne[1]*op->ne[2]))*op->nb[3];
+            for (int64_t i = 0; i < op->ne[0]; i++) {
+                *(float *)(row + i*op->nb[0]) = 0.0f;
+            }
+        }
+        return;
+    }
 
     const float * kf = (const float *) k->data;
     const size_t kbytes = conv2d_kernel_bytes(op);

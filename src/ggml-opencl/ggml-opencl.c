@@ -470,16 +470,15 @@ static void * ocl_reg_get_proc_address(ggml_backend_reg_t reg, const char * name
     return NULL;
 }
 
-static const struct ggml_backend_reg_i ocl_reg_iface = {
-    /* .get_name         = */ ocl_reg_get_name,
-    /* .get_device_count = */ ocl_reg_get_device_count,
-    /* .get_device       = */ ocl_reg_get_device,
-    /* .get_proc_address = */ ocl_reg_get_proc_address,
-};
-
+// the interface written in place: C11 does not allow a const object as a static initializer
 static struct ggml_backend_reg g_ocl_reg = {
     /* .api_version = */ GGML_BACKEND_API_VERSION,
-    /* .iface       = */ ocl_reg_iface,
+    /* .iface       = */ {
+        /* .get_name         = */ ocl_reg_get_name,
+        /* .get_device_count = */ ocl_reg_get_device_count,
+        /* .get_device       = */ ocl_reg_get_device,
+        /* .get_proc_address = */ ocl_reg_get_proc_address,
+    },
     /* .context     = */ NULL,
 };
 

@@ -605,8 +605,8 @@ static bool tb_supports_op(const struct ggml_tensor * op) {
 }
 
 static enum ggml_status tb_compute_node(struct tb_stream * s, struct ggml_tensor * node) {
-    if (tb_is_view_op(node->op)) {
-        return GGML_STATUS_SUCCESS;
+    if (tb_is_view_op(node->op) || ggml_nelements(node) == 0) {
+        return GGML_STATUS_SUCCESS; // nothing to compute
     }
     if (!tb_supports_op(node)) {
         GGML_LOG_ERROR("test-backend: unsupported op %s for node '%s'\n", ggml_op_desc(node), node->name);
