@@ -408,9 +408,11 @@ static void tb_exec(const struct tb_op * op) {
             memcpy(op->dst, op->src, op->size);
             break;
         case TB_OP_RECORD:
+            pthread_mutex_lock(&g_events_mutex);
             if (op->event->completed < op->value) {
                 op->event->completed = op->value;
             }
+            pthread_mutex_unlock(&g_events_mutex);
             break;
     }
     atomic_fetch_add(&g_st.n_flushed_ops, 1);
@@ -547,10 +549,21 @@ static void tb_backend_event_record(ggml_backend_t backend, ggml_backend_event_t
     struct tb_stream * s = (struct tb_stream *) backend->context;
     struct tb_event * e = (struct tb_event *) event->context;
     atomic_fetch_add(&g_st.n_event_record, 1);
-    e->recorded++;
+    // the event list is walked by other threads freeing their streams: update under its lock
+    pthread_mutex_lock(&g_events_mutex);
+    const uint64_t value = ++e->recorded;
     e->stream = s;
-    struct tb_op op = { TB_OP_RECORD, NULL, NULL, 0, e, e->recorded };
+    pthread_mutex_unlock(&g_events_mutex);
+    struct tb_op op = { TB_OP_RECORD, NULL, NULL, 0, e, value };
     tb_enqueue(s, op);
+}
+
+// the stream an event still waits on (NULL when it has completed), read under the events lock
+static struct tb_stream * tb_event_pending_stream(struct tb_event * e) {
+    pthread_mutex_lock(&g_events_mutex);
+    struct tb_stream * s = e->completed < e->recorded ? e->stream : NULL;
+    pthread_mutex_unlock(&g_events_mutex);
+    return s;
 }
 
 static void tb_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
@@ -559,8 +572,9 @@ static void tb_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t e
     atomic_fetch_add(&g_st.n_event_wait, 1);
     // a wait on another stream's event: that stream's work up to the record must be done before
     // anything this stream does later; doing it now is the simplest way to keep that order
-    if (e->stream != NULL && e->stream != s && e->completed < e->recorded) {
-        tb_flush(e->stream);
+    struct tb_stream * pending = tb_event_pending_stream(e);
+    if (pending != NULL && pending != s) {
+        tb_flush(pending);
     }
 }
 
@@ -823,8 +837,9 @@ static void tb_dev_event_synchronize(ggml_backend_dev_t dev, ggml_backend_event_
     (void) dev;
     struct tb_event * e = (struct tb_event *) event->context;
     atomic_fetch_add(&g_st.n_event_sync, 1);
-    if (e->stream != NULL && e->completed < e->recorded) {
-        tb_flush(e->stream);
+    struct tb_stream * pending = tb_event_pending_stream(e);
+    if (pending != NULL) {
+        tb_flush(pending);
     }
 }
 
