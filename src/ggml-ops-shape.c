@@ -370,6 +370,16 @@ static struct ggml_tensor * ops_set_acc(const char * func, struct ggml_context *
     if (!ops_view_fits(func, a, a->type, b->ne, nb, offset)) {
         return NULL;
     }
+    // the region written must not overlap itself: two elements of b landing on one place would
+    // leave the result to the order of the writes
+    size_t extent = (size_t) b->ne[0] * nb[0];
+    for (int i = 1; i < GGML_MAX_DIMS; i++) {
+        if (b->ne[i] > 1) {
+            GGML_OPS_CHECK_F(func, nb[i] >= extent, "the target view of b " GGML_OPS_NE_FMT " with strides (%zu, %zu, %zu) "
+                    "overlaps itself in dim %d", GGML_OPS_NE_ARGS(b), nb1, nb2, nb3, i);
+            extent += nb[i] * (size_t) (b->ne[i] - 1);
+        }
+    }
     struct ggml_tensor * result = ggml_ops_like(func, ctx, a, inplace);
     if (result == NULL) {
         return NULL;
