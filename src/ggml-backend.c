@@ -673,11 +673,6 @@ static bool tensor_copy_check(const char * func, const struct ggml_tensor * src,
     return true;
 }
 
-static bool tensor_in_host_memory(const struct ggml_tensor * t) {
-    ggml_backend_buffer_t buf = t->view_src ? t->view_src->buffer : t->buffer;
-    return buf == NULL || ggml_backend_buffer_is_host(buf);
-}
-
 void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor * dst) {
     if (!tensor_copy_check(__func__, src, dst)) {
         return;
@@ -689,8 +684,8 @@ void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor
     if (nbytes == 0) {
         return;
     }
-    const bool src_host = tensor_in_host_memory(src);
-    const bool dst_host = tensor_in_host_memory(dst);
+    const bool src_host = ggml_tensor_in_host_memory(src);
+    const bool dst_host = ggml_tensor_in_host_memory(dst);
     const bool dst_has_buffer = (dst->view_src ? dst->view_src->buffer : dst->buffer) != NULL;
     if (src_host && !dst_has_buffer) {
         // both in plain host memory

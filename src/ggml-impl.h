@@ -104,6 +104,10 @@ GGML_API struct ggml_tensor * ggml_new_tensor_impl(
         struct ggml_tensor  * view_src,
         size_t                view_offs);
 
+// false for a tensor (or a view of one) in a backend buffer that is not host memory: its data
+// pointer must not be dereferenced by host code
+GGML_API bool ggml_tensor_in_host_memory(const struct ggml_tensor * t);
+
 // true for ids that name a type (not removed, in range)
 GGML_API bool ggml_type_is_valid(enum ggml_type type);
 

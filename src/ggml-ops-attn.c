@@ -20,10 +20,8 @@ static inline bool ggml_ops_multiple(int64_t n, int64_t d) {
 
 static struct ggml_tensor * ggml_ops_diag_mask_impl(const char * func, struct ggml_context * ctx,
         struct ggml_tensor * a, enum ggml_op op, int n_past, bool inplace) {
-    if (ctx == NULL || a == NULL) {
-        GGML_LOG_ERROR("%s: argument '%s' is NULL\n", func, ctx == NULL ? "ctx" : "a");
-        return NULL;
-    }
+    GGML_OPS_CHECK_ARG_F(func, ctx);
+    GGML_OPS_CHECK_ARG_F(func, a);
     struct ggml_tensor * result = ggml_ops_like(func, ctx, a, inplace);
     if (result == NULL) {
         return NULL;
@@ -54,10 +52,8 @@ struct ggml_tensor * ggml_diag_mask_zero_inplace(struct ggml_context * ctx, stru
 
 static struct ggml_tensor * ggml_ops_soft_max_impl(const char * func, struct ggml_context * ctx,
         struct ggml_tensor * a, struct ggml_tensor * mask, float scale, float max_bias, bool inplace) {
-    if (ctx == NULL || a == NULL) {
-        GGML_LOG_ERROR("%s: argument '%s' is NULL\n", func, ctx == NULL ? "ctx" : "a");
-        return NULL;
-    }
+    GGML_OPS_CHECK_ARG_F(func, ctx);
+    GGML_OPS_CHECK_ARG_F(func, a);
     if (!ggml_is_contiguous(a)) {
         GGML_LOG_ERROR("%s: a " GGML_OPS_NE_FMT " is not contiguous\n", func, GGML_OPS_NE_ARGS(a));
         return NULL;
@@ -153,10 +149,9 @@ static struct ggml_tensor * ggml_ops_rope_impl(const char * func, struct ggml_co
         int n_dims, const int * sections, int mode, int n_ctx_orig,
         float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow,
         bool inplace) {
-    if (ctx == NULL || a == NULL || b == NULL) {
-        GGML_LOG_ERROR("%s: argument '%s' is NULL\n", func, ctx == NULL ? "ctx" : a == NULL ? "a" : "b");
-        return NULL;
-    }
+    GGML_OPS_CHECK_ARG_F(func, ctx);
+    GGML_OPS_CHECK_ARG_F(func, a);
+    GGML_OPS_CHECK_ARG_F(func, b);
     if (mode & 1) {
         GGML_LOG_ERROR("%s: mode %d: bit 0 is no longer supported\n", func, mode);
         return NULL;

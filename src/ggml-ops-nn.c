@@ -19,10 +19,8 @@ static inline bool ggml_ops_multiple(int64_t n, int64_t d) {
 
 static struct ggml_tensor * ggml_ops_norm_impl(const char * func, struct ggml_context * ctx,
         struct ggml_tensor * a, enum ggml_op op, float eps, bool inplace) {
-    if (ctx == NULL || a == NULL) {
-        GGML_LOG_ERROR("%s: argument '%s' is NULL\n", func, ctx == NULL ? "ctx" : "a");
-        return NULL;
-    }
+    GGML_OPS_CHECK_ARG_F(func, ctx);
+    GGML_OPS_CHECK_ARG_F(func, a);
     struct ggml_tensor * result = ggml_ops_like(func, ctx, a, inplace);
     if (result == NULL) {
         return NULL;
@@ -57,10 +55,8 @@ struct ggml_tensor * ggml_l2_norm_inplace(struct ggml_context * ctx, struct ggml
 
 static struct ggml_tensor * ggml_ops_group_norm_impl(const char * func, struct ggml_context * ctx,
         struct ggml_tensor * a, int n_groups, float eps, bool inplace) {
-    if (ctx == NULL || a == NULL) {
-        GGML_LOG_ERROR("%s: argument '%s' is NULL\n", func, ctx == NULL ? "ctx" : "a");
-        return NULL;
-    }
+    GGML_OPS_CHECK_ARG_F(func, ctx);
+    GGML_OPS_CHECK_ARG_F(func, a);
     if (n_groups < 1 || n_groups > a->ne[2]) {
         GGML_LOG_ERROR("%s: n_groups = %d must be in 1..ne[2] of a " GGML_OPS_NE_FMT "\n",
                 func, n_groups, GGML_OPS_NE_ARGS(a));

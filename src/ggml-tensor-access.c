@@ -6,9 +6,7 @@
 #include "ggml-impl.h"
 #include "ggml-backend.h"
 
-// false for tensors (and views of tensors) in a backend buffer that is not host memory: their data
-// pointer must not be dereferenced
-static bool ggml_tensor_in_host_memory(const struct ggml_tensor * t) {
+bool ggml_tensor_in_host_memory(const struct ggml_tensor * t) {
     const struct ggml_tensor * owner = t->view_src != NULL ? t->view_src : t;
     ggml_backend_buffer_t buffer = t->buffer != NULL ? t->buffer : owner->buffer;
     return buffer == NULL || ggml_backend_buffer_is_host(buffer);

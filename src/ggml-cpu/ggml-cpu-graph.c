@@ -37,12 +37,6 @@ static inline bool graph_node_skipped(const struct ggml_tensor * node) {
     return ggml_cpu_op_is_noop(node) || (node->flags & GGML_TENSOR_FLAG_COMPUTE) == 0 || ggml_is_empty(node);
 }
 
-// false when t's memory is in a backend buffer that is not host memory (the CPU cannot touch it)
-static bool graph_tensor_in_host_memory(const struct ggml_tensor * t) {
-    const struct ggml_tensor * owner = t->view_src != NULL ? t->view_src : t;
-    ggml_backend_buffer_t buffer = t->buffer != NULL ? t->buffer : owner->buffer;
-    return buffer == NULL || ggml_backend_buffer_is_host(buffer);
-}
 
 static void graph_compute_thread(struct ggml_threadpool * tp, int ith, void * data) {
     struct graph_job * job = data;
@@ -158,7 +152,7 @@ static size_t graph_check(struct ggml_cgraph * cgraph, int n_threads) {
         }
         for (int j = -1; j < GGML_MAX_SRC; j++) {
             const struct ggml_tensor * t = j < 0 ? node : node->src[j];
-            if (t != NULL && !graph_tensor_in_host_memory(t)) {
+            if (t != NULL && !ggml_tensor_in_host_memory(t)) {
                 GGML_LOG_ERROR("ggml_graph_compute: node %d '%s' (%s): tensor '%s' is in buffer %s, which is not host memory\n",
                         i, node->name, ggml_op_desc(node), t->name,
                         ggml_backend_buffer_name(t->buffer != NULL ? t->buffer : t->view_src->buffer));
