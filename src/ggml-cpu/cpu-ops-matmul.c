@@ -11,7 +11,6 @@
 //     weight row streamed once; items are chunks of A's rows.
 
 #include "ggml-cpu-impl.h"
-#include "ggml-cpu-isa.h"
 #include "matmul-impl.h"
 #include "cpu-kernels.h"
 

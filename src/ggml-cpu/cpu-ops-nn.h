@@ -4,7 +4,6 @@
 // cpu-ops-conv.c) that the row helpers of ggml-cpu-vec.h do not provide.
 
 #include "ggml-cpu-impl.h"
-#include "ggml-cpu-isa.h"
 #include "ggml-cpu-vec.h"
 
 #include <math.h>
