@@ -20,7 +20,6 @@
 #include <math.h>
 #include <string.h>
 
-
 #define FA_BLOCK 64 // keys per block
 #define FA_ROWS  GGML_CPU_ATTN_ROWS // query rows per work unit (the kernels' row slots)
 

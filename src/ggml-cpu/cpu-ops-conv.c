@@ -12,7 +12,6 @@
 #include "cpu-ops-nn.h"
 #include "cpu-kernels.h"
 
-
 #include <float.h>
 #include <string.h>
 

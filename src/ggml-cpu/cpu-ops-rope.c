@@ -4,11 +4,11 @@
 // Each thread first tabulates what depends only on the pair index p (which of the four positions
 // the pair uses, its inverse frequency pow(theta_scale, exponent)/freq_factor and its YaRN mix),
 // then walks its rows; for each new token (i2) it fills a cos/sin cache (angles in double, stored
-// as float) that serves the ne1 rows (heads) of that token, and rotates rows with SIMD.
+// as float) that serves the ne1 rows (heads) of that token, and rotates rows with the kernel
+// table's rope kernels (cpu-kernels.h).
 
 #include "cpu-ops-nn.h"
 #include "cpu-kernels.h"
-
 
 #include <math.h>
 #include <string.h>
