@@ -191,6 +191,9 @@ struct ggml_ocl_backend {
     struct ggml_ocl_kernel_slot * kernels;
     int n_kernels;
     int cap_kernels;
+
+    // set while a graph runs: kernel arguments and the kernel cache belong to one caller at a time
+    atomic_bool busy;
 };
 
 struct ggml_ocl_backend * ggml_ocl_backend_ctx(ggml_backend_t backend); // NULL if not OpenCL

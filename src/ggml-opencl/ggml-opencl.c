@@ -290,7 +290,15 @@ static void ocl_backend_synchronize(ggml_backend_t backend) {
 
 static enum ggml_status ocl_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
     struct ggml_ocl_backend * be = backend->context;
-    return ggml_ocl_graph_compute(be, cgraph);
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&be->busy, &expected, true)) {
+        GGML_LOG_ERROR("ggml_backend_opencl_graph_compute: %s is already computing a graph "
+                       "(one graph at a time per backend: give each thread its own backend)\n", be->name);
+        return GGML_STATUS_FAILED;
+    }
+    const enum ggml_status st = ggml_ocl_graph_compute(be, cgraph);
+    atomic_store(&be->busy, false);
+    return st;
 }
 
 static const struct ggml_backend_i ocl_backend_iface = {
@@ -367,6 +375,7 @@ static ggml_backend_t ocl_dev_init_backend(ggml_backend_dev_t dev, const char * 
         return NULL;
     }
     be->dev = d;
+    atomic_init(&be->busy, false);
     snprintf(be->name, sizeof(be->name), "%s", d->name);
     be->queue = ggml_ocl_queue_new(d);
     if (be->queue == NULL) {
