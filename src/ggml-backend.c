@@ -7,6 +7,7 @@
 // CPU buffer type live in their own files.
 
 #include "ggml-backend-impl.h"
+#include "ggml-backend-live.h"
 #include "ggml-impl.h"
 
 #include <stdint.h>
@@ -132,6 +133,11 @@ ggml_backend_buffer_t ggml_backend_buffer_init(
     buffer->context = context;
     buffer->size    = size;
     buffer->usage   = GGML_BACKEND_BUFFER_USAGE_ANY;
+    if (!ggml_backend_buffer_live_add(buffer)) {
+        GGML_LOG_ERROR("%s: out of memory registering a buffer object\n", __func__);
+        ggml_free_mem(buffer);
+        return NULL;
+    }
     return buffer;
 }
 
@@ -150,6 +156,7 @@ void ggml_backend_buffer_free(ggml_backend_buffer_t buffer) {
     if (buffer == NULL) {
         return;
     }
+    ggml_backend_buffer_live_remove(buffer);
     if (buffer->iface.free_buffer != NULL) {
         buffer->iface.free_buffer(buffer);
     }
@@ -422,6 +429,10 @@ static ggml_backend_buffer_t tensor_buffer_checked(const char * func, const stru
     ggml_backend_buffer_t buf = tensor->view_src ? tensor->view_src->buffer : tensor->buffer;
     if (buf == NULL) {
         GGML_LOG_ERROR("%s: tensor '%s' has no buffer\n", func, tensor->name);
+        return NULL;
+    }
+    if (!ggml_backend_buffer_is_live(buf)) {
+        GGML_LOG_ERROR("%s: the buffer of tensor '%s' has been freed\n", func, tensor->name);
         return NULL;
     }
     if (tensor->data == NULL) {
@@ -848,6 +859,48 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
     return backend->iface.graph_plan_compute(backend, plan);
 }
 
+// A tensor whose buffer has been freed (the set's lock is held; `last` caches the last buffer
+// found live, since neighbouring tensors mostly share one).
+static bool graph_tensor_buffer_freed(const struct ggml_tensor * t, ggml_backend_buffer_t * last) {
+    ggml_backend_buffer_t buf = t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    if (buf == NULL || buf == *last) {
+        return false;
+    }
+    if (!ggml_backend_buffer_live_has_locked(buf)) {
+        return true;
+    }
+    *last = buf;
+    return false;
+}
+
+// Every tensor a node reads or writes must be in a buffer that has not been freed; a backend
+// would read the freed buffer object.
+static bool graph_buffers_live(const struct ggml_cgraph * cgraph) {
+    ggml_backend_buffer_t last = NULL;
+    const struct ggml_tensor * freed = NULL;
+    int freed_node = -1;
+    ggml_backend_buffer_live_lock();
+    for (int i = 0; i < cgraph->n_nodes && freed == NULL; i++) {
+        const struct ggml_tensor * node = cgraph->nodes[i];
+        if (graph_tensor_buffer_freed(node, &last)) {
+            freed = node;
+        }
+        for (int j = 0; j < GGML_MAX_SRC && freed == NULL; j++) {
+            if (node->src[j] != NULL && graph_tensor_buffer_freed(node->src[j], &last)) {
+                freed = node->src[j];
+            }
+        }
+        freed_node = i;
+    }
+    ggml_backend_buffer_live_unlock();
+    if (freed != NULL) {
+        GGML_LOG_ERROR("ggml_backend_graph_compute: the buffer of tensor '%s' (used by node %d '%s') has been freed\n",
+                freed->name, freed_node, cgraph->nodes[freed_node]->name);
+        return false;
+    }
+    return true;
+}
+
 // Every tensor a node reads or writes must have memory, or a backend would dereference NULL.
 static bool graph_is_allocated(const struct ggml_cgraph * cgraph) {
     for (int i = 0; i < cgraph->n_nodes; i++) {
@@ -888,7 +941,7 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         GGML_LOG_ERROR("%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
-    if (!graph_is_allocated(cgraph)) {
+    if (!graph_is_allocated(cgraph) || !graph_buffers_live(cgraph)) {
         return GGML_STATUS_FAILED;
     }
     return backend->iface.graph_compute(backend, cgraph);
