@@ -1,5 +1,8 @@
 // Element access for tensors whose data is in host memory.
 //
+// Part of the backend layer, not of the core: whether a tensor's data may be dereferenced depends
+// on its buffer (the family declares these accessors in ggml-cpu.h for the same reason).
+//
 // Indices are checked: an out-of-range index or a tensor without data logs an error; getters
 // then return 0 and setters do nothing.
 
