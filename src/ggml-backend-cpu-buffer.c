@@ -3,6 +3,7 @@
 
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -36,7 +37,7 @@ static void cpu_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggm
 
 static bool cpu_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src, struct ggml_tensor * dst) {
     (void) buffer;
-    ggml_backend_buffer_t src_buf = src->view_src ? src->view_src->buffer : src->buffer;
+    ggml_backend_buffer_t src_buf = ggml_tensor_data_buffer(src);
     if (src_buf == NULL || !ggml_backend_buffer_is_host(src_buf) || ggml_nbytes(src) != ggml_nbytes(dst)) {
         return false;
     }

@@ -16,6 +16,7 @@
 // Assignments made with ggml_backend_sched_set_tensor_backend are never changed.
 
 #include "ggml-backend-sched-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +25,6 @@
 //
 // the per-tensor tables
 //
-
-static bool is_view_op(enum ggml_op op) {
-    return op == GGML_OP_RESHAPE || op == GGML_OP_VIEW || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
 
 int ggml_sched_backend_index(const struct ggml_backend_sched * sched, ggml_backend_t backend) {
     for (int i = 0; i < sched->n_backends; i++) {
@@ -137,7 +134,7 @@ static ggml_backend_buffer_type_t tensor_buft(const struct ggml_tensor * t) {
 }
 
 static ggml_backend_buffer_t tensor_buffer(const struct ggml_tensor * t) {
-    return t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    return ggml_tensor_data_buffer(t);
 }
 
 static bool backend_supports_op(const struct ggml_backend_sched * sched, int b, const struct ggml_tensor * op) {
@@ -263,7 +260,7 @@ static void pass2_sweep(struct ggml_backend_sched * sched, struct ggml_cgraph * 
     int cur = -1;
     for (int k = 0; k < graph->n_nodes; k++) {
         struct ggml_tensor * node = graph->nodes[forward ? k : graph->n_nodes - 1 - k];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const size_t slot = ggml_sched_slot(sched, node, false);
@@ -283,7 +280,7 @@ static void pass2_sweep(struct ggml_backend_sched * sched, struct ggml_cgraph * 
 static void pass3(struct ggml_backend_sched * sched, struct ggml_cgraph * graph) {
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const size_t slot = ggml_sched_slot(sched, node, false);
@@ -412,7 +409,7 @@ static bool check_assignments(struct ggml_backend_sched * sched, struct ggml_cgr
             GGML_LOG_CONT("\n");
             return false;
         }
-        if (!is_leaf && !is_view_op(t->op) && !backend_supports_op(sched, id, t)) {
+        if (!is_leaf && !ggml_op_is_view(t->op) && !backend_supports_op(sched, id, t)) {
             GGML_LOG_ERROR("ggml_backend_sched: node ");
             log_tensor("", t);
             GGML_LOG_CONT(" is placed on backend %s%s, which does not support it\n", ggml_backend_name(sched->backends[id]),
@@ -420,7 +417,7 @@ static bool check_assignments(struct ggml_backend_sched * sched, struct ggml_cgr
             return false;
         }
         ggml_backend_buffer_type_t buft = tensor_buft(t);
-        if (buft != NULL && !(is_view_op(t->op) && !by_user) && !ggml_backend_supports_buft(sched->backends[id], buft)) {
+        if (buft != NULL && !(ggml_op_is_view(t->op) && !by_user) && !ggml_backend_supports_buft(sched->backends[id], buft)) {
             GGML_LOG_ERROR("ggml_backend_sched: tensor ");
             log_tensor("", t);
             GGML_LOG_CONT(" has memory in a %s buffer but is placed on backend %s%s, which cannot use it\n", ggml_backend_buft_name(buft),
@@ -608,7 +605,7 @@ static bool prepare_ctx(struct ggml_backend_sched * sched, struct ggml_cgraph * 
     size_t n_inp   = 0;
     for (int i = 0; i < graph->n_nodes; i++) {
         const struct ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const int id = ggml_sched_tensor_id(sched, node);
@@ -652,7 +649,7 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
         return true;
     }
     int i = 0;
-    while (i < graph->n_nodes && is_view_op(graph->nodes[i]->op)) {
+    while (i < graph->n_nodes && ggml_op_is_view(graph->nodes[i]->op)) {
         i++;
     }
     int cur = ggml_sched_tensor_id(sched, graph->nodes[i < graph->n_nodes ? i : 0]);
@@ -662,7 +659,7 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
     }
     for (; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const int id = ggml_sched_tensor_id(sched, node);

@@ -8,10 +8,10 @@
 
 #include "ggml-impl.h"
 #include "ggml-backend.h"
+#include "ggml-tensor-helpers.h"
 
 bool ggml_tensor_in_host_memory(const struct ggml_tensor * t) {
-    const struct ggml_tensor * owner = t->view_src != NULL ? t->view_src : t;
-    ggml_backend_buffer_t buffer = t->buffer != NULL ? t->buffer : owner->buffer;
+    ggml_backend_buffer_t buffer = ggml_tensor_data_buffer(t);
     return buffer == NULL || ggml_backend_buffer_is_host(buffer);
 }
 

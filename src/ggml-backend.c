@@ -9,6 +9,7 @@
 #include "ggml-backend-impl.h"
 #include "ggml-backend-live.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -313,7 +314,7 @@ bool ggml_backend_buffer_copy_tensor(const struct ggml_tensor * src, struct ggml
         GGML_LOG_ERROR("%s: %s is NULL\n", __func__, src == NULL ? "src" : "dst");
         return false;
     }
-    ggml_backend_buffer_t dst_buf = dst->view_src ? dst->view_src->buffer : dst->buffer;
+    ggml_backend_buffer_t dst_buf = ggml_tensor_data_buffer(dst);
     if (dst_buf == NULL || dst_buf->iface.cpy_tensor == NULL) {
         return false;
     }
@@ -426,7 +427,7 @@ static ggml_backend_buffer_t tensor_buffer_checked(const char * func, const stru
         GGML_LOG_ERROR("%s: tensor is NULL\n", func);
         return NULL;
     }
-    ggml_backend_buffer_t buf = tensor->view_src ? tensor->view_src->buffer : tensor->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(tensor);
     if (buf == NULL) {
         GGML_LOG_ERROR("%s: tensor '%s' has no buffer\n", func, tensor->name);
         return NULL;
@@ -642,18 +643,6 @@ void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_
 // tensor copy
 //
 
-static bool tensors_same_layout(const struct ggml_tensor * a, const struct ggml_tensor * b) {
-    if (a->type != b->type) {
-        return false;
-    }
-    for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        if (a->ne[i] != b->ne[i] || a->nb[i] != b->nb[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Checks a copy request; false (logged) when it cannot be done. A tensor with data but no buffer
 // (allocated in a context's own memory) counts as host memory.
 static bool tensor_copy_check(const char * func, const struct ggml_tensor * src, const struct ggml_tensor * dst) {
@@ -661,7 +650,7 @@ static bool tensor_copy_check(const char * func, const struct ggml_tensor * src,
         GGML_LOG_ERROR("%s: %s is NULL\n", func, src == NULL ? "src" : "dst");
         return false;
     }
-    if (!tensors_same_layout(src, dst)) {
+    if (!ggml_tensors_same_layout(src, dst)) {
         GGML_LOG_ERROR("%s: cannot copy '%s' (%s [%lld, %lld, %lld, %lld]) to '%s' (%s [%lld, %lld, %lld, %lld]): different layouts\n",
                 func, src->name, ggml_type_name(src->type),
                 (long long) src->ne[0], (long long) src->ne[1], (long long) src->ne[2], (long long) src->ne[3],
@@ -672,7 +661,7 @@ static bool tensor_copy_check(const char * func, const struct ggml_tensor * src,
     const struct ggml_tensor * ts[2] = { src, dst };
     for (int i = 0; i < 2; i++) {
         const struct ggml_tensor * t = ts[i];
-        ggml_backend_buffer_t buf = t->view_src ? t->view_src->buffer : t->buffer;
+        ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
         if (t->data == NULL) {
             GGML_LOG_ERROR("%s: %s tensor '%s' is not allocated\n", func, i == 0 ? "source" : "destination", t->name);
             return false;
@@ -697,7 +686,7 @@ void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor
     }
     const bool src_host = ggml_tensor_in_host_memory(src);
     const bool dst_host = ggml_tensor_in_host_memory(dst);
-    const bool dst_has_buffer = (dst->view_src ? dst->view_src->buffer : dst->buffer) != NULL;
+    const bool dst_has_buffer = ggml_tensor_data_buffer(dst) != NULL;
     if (src_host && !dst_has_buffer) {
         // both in plain host memory
         if (src->data != dst->data) {
@@ -731,8 +720,8 @@ void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t b
     if (src == dst || ggml_nbytes(src) == 0) {
         return;
     }
-    const bool in_buffers = (src->view_src ? src->view_src->buffer : src->buffer) != NULL &&
-                            (dst->view_src ? dst->view_src->buffer : dst->buffer) != NULL;
+    const bool in_buffers = ggml_tensor_data_buffer(src) != NULL &&
+                            ggml_tensor_data_buffer(dst) != NULL;
     if (backend_dst->iface.cpy_tensor_async != NULL && in_buffers &&
         backend_dst->iface.cpy_tensor_async(backend_src, backend_dst, src, dst)) {
         return;
@@ -862,7 +851,7 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
 // A tensor whose buffer has been freed (the set's lock is held; `last` caches the last buffer
 // found live, since neighbouring tensors mostly share one).
 static bool graph_tensor_buffer_freed(const struct ggml_tensor * t, ggml_backend_buffer_t * last) {
-    ggml_backend_buffer_t buf = t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     if (buf == NULL || buf == *last) {
         return false;
     }

@@ -8,6 +8,7 @@
 // queues are created when a device is first used.
 
 #include "ggml-opencl-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -210,7 +211,7 @@ static bool ocl_backend_tensor_at(struct ggml_ocl_backend * be, const struct ggm
     if (!ggml_ocl_tensor_mem(t, func, mem, &toff)) {
         return false;
     }
-    ggml_backend_buffer_t buf = t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     const struct ggml_ocl_buffer * b = buf->context;
     if (b->dev->platform != be->dev->platform) {
         GGML_LOG_ERROR("%s: tensor '%s' is in %s, outside the OpenCL context of %s\n", func, t->name, b->dev->name, be->name);
@@ -252,8 +253,8 @@ static bool ocl_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backen
     if (bs == NULL || bd == NULL || bs->dev->platform != bd->dev->platform) {
         return false;
     }
-    ggml_backend_buffer_t sbuf = src->view_src != NULL && src->view_src->buffer != NULL ? src->view_src->buffer : src->buffer;
-    ggml_backend_buffer_t dbuf = dst->view_src != NULL && dst->view_src->buffer != NULL ? dst->view_src->buffer : dst->buffer;
+    ggml_backend_buffer_t sbuf = ggml_tensor_data_buffer(src);
+    ggml_backend_buffer_t dbuf = ggml_tensor_data_buffer(dst);
     if (!ggml_ocl_buffer_is_device(sbuf) || !ggml_ocl_buffer_is_device(dbuf)) {
         return false;
     }

@@ -10,6 +10,7 @@
 //     whole life; a host buffer (is_host) that the driver can transfer from and to quickly.
 
 #include "ggml-opencl-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +27,7 @@ bool ggml_ocl_buffer_is_device(ggml_backend_buffer_t buffer) {
 }
 
 bool ggml_ocl_tensor_mem(const struct ggml_tensor * t, const char * who, cl_mem * mem, size_t * offset) {
-    ggml_backend_buffer_t buf = t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     if (!ggml_ocl_buffer_is_device(buf) || t->data == NULL) {
         GGML_LOG_ERROR("%s: tensor '%s' (%s) is not in an OpenCL device buffer (buffer %s)\n",
             who, t->name, ggml_op_desc(t), buf != NULL ? ggml_backend_buffer_name(buf) : "none");
@@ -178,7 +179,7 @@ static bool ocl_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggm
     if (!ocl_buffer_offset(buffer, dst, 0, n, __func__, &at)) {
         return false;
     }
-    ggml_backend_buffer_t sbuf = src->view_src != NULL && src->view_src->buffer != NULL ? src->view_src->buffer : src->buffer;
+    ggml_backend_buffer_t sbuf = ggml_tensor_data_buffer(src);
     if (ggml_ocl_buffer_is_device(sbuf)) {
         const struct ggml_ocl_buffer * sb = sbuf->context;
         if (sb->dev->platform != b->dev->platform) {
@@ -376,7 +377,7 @@ static void ocl_host_buffer_get_tensor(ggml_backend_buffer_t buffer, const struc
 
 static bool ocl_host_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src, struct ggml_tensor * dst) {
     (void) buffer;
-    ggml_backend_buffer_t sbuf = src->view_src != NULL && src->view_src->buffer != NULL ? src->view_src->buffer : src->buffer;
+    ggml_backend_buffer_t sbuf = ggml_tensor_data_buffer(src);
     if (sbuf != NULL && ggml_backend_buffer_is_host(sbuf) && src->data != NULL) {
         memcpy(dst->data, src->data, ggml_nbytes(src));
         return true;

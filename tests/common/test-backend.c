@@ -7,6 +7,7 @@
 
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -147,7 +148,7 @@ bool test_backend_buffer_is_test(ggml_backend_buffer_t buffer) {
 }
 
 static struct tb_buffer * tb_buffer_of_tensor(const struct ggml_tensor * t) {
-    ggml_backend_buffer_t buf = t->view_src ? t->view_src->buffer : t->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     return test_backend_buffer_is_test(buf) ? (struct tb_buffer *) buf->context : NULL;
 }
 
@@ -259,7 +260,7 @@ static bool tb_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml
     if (n != ggml_nbytes(dst)) {
         return false;
     }
-    ggml_backend_buffer_t src_buf = src->view_src ? src->view_src->buffer : src->buffer;
+    ggml_backend_buffer_t src_buf = ggml_tensor_data_buffer(src);
     const uint8_t * from = NULL;
     if (test_backend_buffer_is_test(src_buf)) {
         from = tb_tensor_mem(src, 0, n, "cpy_tensor (src)");
@@ -590,8 +591,7 @@ static void tb_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t e
 //
 
 static bool tb_is_view_op(enum ggml_op op) {
-    return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE ||
-           op == GGML_OP_TRANSPOSE;
+    return op == GGML_OP_NONE || ggml_op_is_view(op);
 }
 
 static bool tb_f32_contiguous(const struct ggml_tensor * t) {
