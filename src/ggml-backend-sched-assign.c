@@ -461,14 +461,14 @@ static struct ggml_tensor * dup_layout(struct ggml_backend_sched * sched, const 
 // itself (-1: none). Returns the record index, -1 (logged) on failure.
 static int add_copies(struct ggml_backend_sched * sched, size_t slot, struct ggml_tensor * src, int backend_id, int self_copy) {
     if (sched->n_copy_recs == sched->copy_recs_cap) {
-        const int cap = sched->copy_recs_cap > 0 ? 2*sched->copy_recs_cap : 64;
-        struct sched_copy_rec * recs = ggml_realloc(sched->copy_recs, (size_t) cap * sizeof(*recs));
+        size_t cap = (size_t) sched->copy_recs_cap;
+        struct sched_copy_rec * recs = ggml_grow_array(sched->copy_recs, &cap, (size_t) sched->n_copy_recs + 1, sizeof(*recs), 64);
         if (recs == NULL) {
             GGML_LOG_ERROR("ggml_backend_sched: out of memory for the copy records\n");
             return -1;
         }
         sched->copy_recs     = recs;
-        sched->copy_recs_cap = cap;
+        sched->copy_recs_cap = (int) cap;
     }
     const int r = sched->n_copy_recs;
     struct sched_copy_rec * rec = &sched->copy_recs[r];
@@ -496,8 +496,8 @@ static int add_copies(struct ggml_backend_sched * sched, size_t slot, struct ggm
 
 static bool add_origin(struct ggml_backend_sched * sched, struct ggml_tensor * copy, struct ggml_tensor * orig) {
     if (sched->n_origins == sched->origins_cap) {
-        const size_t cap = sched->origins_cap > 0 ? 2*sched->origins_cap : 64;
-        struct sched_origin * o = ggml_realloc(sched->origins, cap * sizeof(*o));
+        size_t cap = sched->origins_cap;
+        struct sched_origin * o = ggml_grow_array(sched->origins, &cap, sched->n_origins + 1, sizeof(*o), 64);
         if (o == NULL) {
             GGML_LOG_ERROR("ggml_backend_sched: out of memory\n");
             return false;
@@ -558,14 +558,14 @@ static bool undo_rewrites(struct ggml_backend_sched * sched, struct ggml_cgraph 
 
 static struct sched_split * new_split(struct ggml_backend_sched * sched, int backend_id, int i_start) {
     if (sched->n_splits == sched->splits_cap) {
-        const int cap = sched->splits_cap > 0 ? 2*sched->splits_cap : 16;
-        struct sched_split * s = ggml_realloc(sched->splits, (size_t) cap * sizeof(*s));
+        size_t cap = (size_t) sched->splits_cap;
+        struct sched_split * s = ggml_grow_array(sched->splits, &cap, (size_t) sched->n_splits + 1, sizeof(*s), 16);
         if (s == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for %d splits\n", cap);
+            GGML_LOG_ERROR("ggml_backend_sched: out of memory for %d splits\n", sched->n_splits + 1);
             return NULL;
         }
         sched->splits     = s;
-        sched->splits_cap = cap;
+        sched->splits_cap = (int) cap;
     }
     struct sched_split * split = &sched->splits[sched->n_splits++];
     memset(split, 0, sizeof(*split));
@@ -701,14 +701,15 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
                 // a graph input: n_copies fixed slots on its own backend, the current one being
                 // the tensor itself, so that consecutive graphs put their inputs in different places
                 if (sched->n_graph_inputs == sched->graph_inputs_cap) {
-                    const int cap = sched->graph_inputs_cap > 0 ? 2*sched->graph_inputs_cap : GGML_SCHED_MAX_SPLIT_INPUTS;
-                    struct ggml_tensor ** gi = ggml_realloc(sched->graph_inputs, (size_t) cap * sizeof(*gi));
+                    size_t cap = (size_t) sched->graph_inputs_cap;
+                    struct ggml_tensor ** gi = ggml_grow_array(sched->graph_inputs, &cap, (size_t) sched->n_graph_inputs + 1,
+                                                               sizeof(*gi), GGML_SCHED_MAX_SPLIT_INPUTS);
                     if (gi == NULL) {
                         GGML_LOG_ERROR("ggml_backend_sched: out of memory for the graph inputs\n");
                         return false;
                     }
                     sched->graph_inputs     = gi;
-                    sched->graph_inputs_cap = cap;
+                    sched->graph_inputs_cap = (int) cap;
                 }
                 if (add_copies(sched, s, src, src_id, sched->cur_copy) < 0) {
                     return false;

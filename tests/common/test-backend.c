@@ -436,15 +436,15 @@ static void tb_flush(struct tb_stream * s) {
 // queues op; when the queue cannot grow, runs everything queued and then op (same order)
 static void tb_enqueue(struct tb_stream * s, struct tb_op op) {
     if (s->n_ops == s->cap) {
-        int cap = s->cap ? 2*s->cap : 16;
-        struct tb_op * ops = (struct tb_op *) ggml_realloc(s->ops, (size_t) cap * sizeof(struct tb_op));
+        size_t cap = (size_t) s->cap;
+        struct tb_op * ops = (struct tb_op *) ggml_grow_array(s->ops, &cap, (size_t) s->n_ops + 1, sizeof(struct tb_op), 16);
         if (ops == NULL) {
             tb_flush(s);
             tb_exec(&op);
             return;
         }
         s->ops = ops;
-        s->cap = cap;
+        s->cap = (int) cap;
     }
     s->ops[s->n_ops++] = op;
 }
