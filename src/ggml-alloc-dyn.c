@@ -112,10 +112,6 @@ size_t ggml_dyn_tallocr_chunk_size(const struct ggml_dyn_tallocr * alloc, int ch
     return chunk >= 0 && chunk < alloc->n_chunks ? alloc->chunks[chunk].max_size : 0;
 }
 
-size_t ggml_dyn_tallocr_alignment(const struct ggml_dyn_tallocr * alloc) {
-    return alloc->alignment;
-}
-
 static bool dyn_chunk_reserve(struct dyn_chunk * chunk, int n) {
     if (n <= chunk->cap_blocks) {
         return true;

@@ -275,8 +275,10 @@ static bool str_ieq(const char * a, const char * b) {
 //
 
 const char * ggml_backend_reg_name(ggml_backend_reg_t reg) {
-    GGML_CHECK_RET(reg != NULL, NULL, "reg is NULL");
-    GGML_CHECK_RET(reg->iface.get_name != NULL, NULL, "backend registry has no get_name callback");
+    GGML_CHECK_RET(reg != NULL, "NULL", "reg is NULL"); // as every name getter (see ggml_backend_name)
+    if (reg->iface.get_name == NULL) {
+        return "unnamed";
+    }
     return reg->iface.get_name(reg);
 }
 

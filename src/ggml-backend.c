@@ -744,8 +744,11 @@ ggml_guid_t ggml_backend_guid(ggml_backend_t backend) {
     return backend->guid;
 }
 
+// Name getters (of buffer types, buffers, backends, devices, registries) all answer a NULL object
+// the same way: the printable string "NULL" and a logged error.
 const char * ggml_backend_name(ggml_backend_t backend) {
     if (backend == NULL) {
+        GGML_LOG_ERROR("%s: backend is NULL\n", __func__);
         return "NULL";
     }
     if (backend->iface.get_name == NULL) {
