@@ -200,6 +200,7 @@ static void ocl_backend_free(ggml_backend_t backend) {
     if (be->queue != NULL) {
         GGML_OCL_OK(clReleaseCommandQueue(be->queue), "clReleaseCommandQueue");
     }
+    ggml_ocl_programs_drop(be->dev); // the last stream of the device releases its programs
     ggml_free_mem(be);
     ggml_free_mem(backend);
 }
@@ -388,6 +389,7 @@ static ggml_backend_t ocl_dev_init_backend(ggml_backend_dev_t dev, const char * 
     backend->iface   = ocl_backend_iface;
     backend->device  = dev;
     backend->context = be;
+    ggml_ocl_programs_hold(d);
     return backend;
 }
 

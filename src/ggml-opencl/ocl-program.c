@@ -355,14 +355,22 @@ cl_program ggml_ocl_program_get(struct ggml_ocl_device * d, enum ggml_ocl_prog p
     return p;
 }
 
-void ggml_ocl_programs_release(struct ggml_ocl_device * d) {
+void ggml_ocl_programs_hold(struct ggml_ocl_device * d) {
     pthread_mutex_lock(&d->lock);
-    for (int i = 0; i < GGML_OCL_PROG_COUNT; i++) {
-        if (d->programs[i] != NULL) {
-            GGML_OCL_OK(clReleaseProgram(d->programs[i]), "clReleaseProgram");
-            d->programs[i] = NULL;
+    d->n_backends++;
+    pthread_mutex_unlock(&d->lock);
+}
+
+void ggml_ocl_programs_drop(struct ggml_ocl_device * d) {
+    pthread_mutex_lock(&d->lock);
+    if (d->n_backends > 0 && --d->n_backends == 0) {
+        for (int i = 0; i < GGML_OCL_PROG_COUNT; i++) {
+            if (d->programs[i] != NULL) {
+                GGML_OCL_OK(clReleaseProgram(d->programs[i]), "clReleaseProgram");
+                d->programs[i]   = NULL;
+                d->prog_state[i] = GGML_OCL_PROG_NOT_BUILT;
+            }
         }
-        d->prog_state[i] = GGML_OCL_PROG_NOT_BUILT;
     }
     pthread_mutex_unlock(&d->lock);
 }
