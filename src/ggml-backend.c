@@ -12,6 +12,7 @@
 #include "ggml-tensor-helpers.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 //
@@ -851,69 +852,72 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
     return backend->iface.graph_plan_compute(backend, plan);
 }
 
-// A tensor whose buffer has been freed (the set's lock is held; `last` caches the last buffer
-// found live, since neighbouring tensors mostly share one).
-static bool graph_tensor_buffer_freed(const struct ggml_tensor * t, ggml_backend_buffer_t * last) {
+// What is wrong with one tensor of a graph, found under the live-buffer lock and logged after it
+enum graph_tensor_fault { GRAPH_TENSOR_OK, GRAPH_TENSOR_NULL, GRAPH_TENSOR_UNALLOCATED, GRAPH_TENSOR_FREED };
+
+// `last_live` caches the last buffer found live: neighbouring tensors mostly share one.
+static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, ggml_backend_buffer_t * last_live) {
+    if (t->data == NULL && ggml_nbytes(t) != 0) {
+        return GRAPH_TENSOR_UNALLOCATED;
+    }
     ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
-    if (buf == NULL || buf == *last) {
-        return false;
+    if (buf != NULL && buf != *last_live) {
+        if (!ggml_backend_buffer_live_has_locked(buf)) {
+            return GRAPH_TENSOR_FREED;
+        }
+        *last_live = buf;
     }
-    if (!ggml_backend_buffer_live_has_locked(buf)) {
-        return true;
-    }
-    *last = buf;
-    return false;
+    return GRAPH_TENSOR_OK;
 }
 
-// Every tensor a node reads or writes must be in a buffer that has not been freed; a backend
-// would read the freed buffer object.
-static bool graph_buffers_live(const struct ggml_cgraph * cgraph) {
-    ggml_backend_buffer_t last = NULL;
-    const struct ggml_tensor * freed = NULL;
-    int freed_node = -1;
+// Every tensor a node reads or writes must have memory, or a backend would dereference NULL, in a
+// buffer that has not been freed, or the backend would read the freed buffer object. One pass,
+// under the live-buffer lock; the error is logged after it (a log callback may free buffers).
+static bool graph_is_ready(const struct ggml_cgraph * cgraph) {
+    enum graph_tensor_fault fault = GRAPH_TENSOR_OK;
+    int bad_node = -1, bad_src = -1;
+    ggml_backend_buffer_t last_live = NULL;
     ggml_backend_buffer_live_lock();
-    for (int i = 0; i < cgraph->n_nodes && freed == NULL; i++) {
+    for (int i = 0; i < cgraph->n_nodes && fault == GRAPH_TENSOR_OK; i++) {
         const struct ggml_tensor * node = cgraph->nodes[i];
-        if (graph_tensor_buffer_freed(node, &last)) {
-            freed = node;
+        bad_node = i;
+        if (node == NULL) {
+            fault = GRAPH_TENSOR_NULL;
+            break;
         }
-        for (int j = 0; j < GGML_MAX_SRC && freed == NULL; j++) {
-            if (node->src[j] != NULL && graph_tensor_buffer_freed(node->src[j], &last)) {
-                freed = node->src[j];
+        fault = graph_tensor_check(node, &last_live);
+        for (int j = 0; j < GGML_MAX_SRC && fault == GRAPH_TENSOR_OK; j++) {
+            if (node->src[j] != NULL) {
+                bad_src = j;
+                fault = graph_tensor_check(node->src[j], &last_live);
             }
         }
-        freed_node = i;
+        if (fault == GRAPH_TENSOR_OK) {
+            bad_src = -1;
+        }
     }
     ggml_backend_buffer_live_unlock();
-    if (freed != NULL) {
-        GGML_LOG_ERROR("ggml_backend_graph_compute: the buffer of tensor '%s' (used by node %d '%s') has been freed\n",
-                freed->name, freed_node, cgraph->nodes[freed_node]->name);
+    if (fault == GRAPH_TENSOR_OK) {
+        return true;
+    }
+    const struct ggml_tensor * node = cgraph->nodes[bad_node];
+    if (fault == GRAPH_TENSOR_NULL) {
+        GGML_LOG_ERROR("ggml_backend_graph_compute: node %d is NULL\n", bad_node);
         return false;
     }
-    return true;
-}
-
-// Every tensor a node reads or writes must have memory, or a backend would dereference NULL.
-static bool graph_is_allocated(const struct ggml_cgraph * cgraph) {
-    for (int i = 0; i < cgraph->n_nodes; i++) {
-        const struct ggml_tensor * node = cgraph->nodes[i];
-        if (node == NULL) {
-            GGML_LOG_ERROR("ggml_backend_graph_compute: node %d is NULL\n", i);
-            return false;
-        }
-        if (node->data == NULL && ggml_nbytes(node) != 0) {
-            GGML_LOG_ERROR("ggml_backend_graph_compute: node %d '%s' (%s) is not allocated\n", i, node->name, ggml_op_desc(node));
-            return false;
-        }
-        for (int j = 0; j < GGML_MAX_SRC; j++) {
-            const struct ggml_tensor * s = node->src[j];
-            if (s != NULL && s->data == NULL && ggml_nbytes(s) != 0) {
-                GGML_LOG_ERROR("ggml_backend_graph_compute: source %d '%s' of node %d '%s' is not allocated\n", j, s->name, i, node->name);
-                return false;
-            }
-        }
+    const struct ggml_tensor * t = bad_src >= 0 ? node->src[bad_src] : node;
+    char what[192];
+    if (bad_src >= 0) {
+        snprintf(what, sizeof(what), "source %d '%s' of node %d", bad_src, t->name, bad_node);
+    } else {
+        snprintf(what, sizeof(what), "node %d", bad_node);
     }
-    return true;
+    if (fault == GRAPH_TENSOR_UNALLOCATED) {
+        GGML_LOG_ERROR("ggml_backend_graph_compute: %s '%s' (%s) is not allocated\n", what, node->name, ggml_op_desc(node));
+    } else {
+        GGML_LOG_ERROR("ggml_backend_graph_compute: the buffer of %s '%s' has been freed\n", what, node->name);
+    }
+    return false;
 }
 
 enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
@@ -933,7 +937,7 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         GGML_LOG_ERROR("%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
-    if (!graph_is_allocated(cgraph) || !graph_buffers_live(cgraph)) {
+    if (!graph_is_ready(cgraph)) {
         return GGML_STATUS_FAILED;
     }
     return backend->iface.graph_compute(backend, cgraph);
