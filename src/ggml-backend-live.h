@@ -18,3 +18,7 @@ bool ggml_backend_buffer_is_live(ggml_backend_buffer_t buffer);
 void ggml_backend_buffer_live_lock(void);
 bool ggml_backend_buffer_live_has_locked(ggml_backend_buffer_t buffer);
 void ggml_backend_buffer_live_unlock(void);
+
+// false (logged, naming func) when a node or source of the graph is NULL, lies in a freed buffer,
+// or (need_data) has no memory; ggml-backend.c
+bool ggml_backend_graph_tensors_ready(const struct ggml_cgraph * cgraph, bool need_data, const char * func);

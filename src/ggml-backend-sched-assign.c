@@ -15,6 +15,7 @@
 //      backend cannot read it is copied into the split's backend, and the node reads the copy.
 // Assignments made with ggml_backend_sched_set_tensor_backend are never changed.
 
+#include "ggml-backend-live.h"
 #include "ggml-backend-sched-impl.h"
 #include "ggml-tensor-helpers.h"
 
@@ -875,6 +876,10 @@ bool ggml_sched_split_graph(struct ggml_backend_sched * sched, struct ggml_cgrap
     }
     if (graph->overflow) {
         GGML_LOG_ERROR("ggml_backend_sched: the graph overflowed its size (%d) when it was built; it is incomplete\n", graph->size);
+        return false;
+    }
+    // assignment reads the buffers of tensors that have memory (weights): none may be freed
+    if (!ggml_backend_graph_tensors_ready(graph, false, "ggml_backend_sched")) {
         return false;
     }
     if ((size_t) graph->n_nodes + (size_t) graph->n_leafs > sched->max_tensors) {

@@ -856,8 +856,8 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
 enum graph_tensor_fault { GRAPH_TENSOR_OK, GRAPH_TENSOR_NULL, GRAPH_TENSOR_UNALLOCATED, GRAPH_TENSOR_FREED };
 
 // `last_live` caches the last buffer found live: neighbouring tensors mostly share one.
-static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, ggml_backend_buffer_t * last_live) {
-    if (t->data == NULL && ggml_nbytes(t) != 0) {
+static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, bool need_data, ggml_backend_buffer_t * last_live) {
+    if (need_data && t->data == NULL && ggml_nbytes(t) != 0) {
         return GRAPH_TENSOR_UNALLOCATED;
     }
     ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
@@ -870,10 +870,11 @@ static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, 
     return GRAPH_TENSOR_OK;
 }
 
-// Every tensor a node reads or writes must have memory, or a backend would dereference NULL, in a
-// buffer that has not been freed, or the backend would read the freed buffer object. One pass,
-// under the live-buffer lock; the error is logged after it (a log callback may free buffers).
-static bool graph_is_ready(const struct ggml_cgraph * cgraph) {
+// Every tensor a node reads or writes must have memory (need_data), or a backend would
+// dereference NULL, in a buffer that has not been freed, or the backend would read the freed
+// buffer object. One pass, under the live-buffer lock; the error is logged after it (a log
+// callback may free buffers).
+bool ggml_backend_graph_tensors_ready(const struct ggml_cgraph * cgraph, bool need_data, const char * func) {
     enum graph_tensor_fault fault = GRAPH_TENSOR_OK;
     int bad_node = -1, bad_src = -1;
     ggml_backend_buffer_t last_live = NULL;
@@ -885,11 +886,11 @@ static bool graph_is_ready(const struct ggml_cgraph * cgraph) {
             fault = GRAPH_TENSOR_NULL;
             break;
         }
-        fault = graph_tensor_check(node, &last_live);
+        fault = graph_tensor_check(node, need_data, &last_live);
         for (int j = 0; j < GGML_MAX_SRC && fault == GRAPH_TENSOR_OK; j++) {
             if (node->src[j] != NULL) {
                 bad_src = j;
-                fault = graph_tensor_check(node->src[j], &last_live);
+                fault = graph_tensor_check(node->src[j], need_data, &last_live);
             }
         }
         if (fault == GRAPH_TENSOR_OK) {
@@ -902,7 +903,7 @@ static bool graph_is_ready(const struct ggml_cgraph * cgraph) {
     }
     const struct ggml_tensor * node = cgraph->nodes[bad_node];
     if (fault == GRAPH_TENSOR_NULL) {
-        GGML_LOG_ERROR("ggml_backend_graph_compute: node %d is NULL\n", bad_node);
+        GGML_LOG_ERROR("%s: node %d is NULL\n", func, bad_node);
         return false;
     }
     const struct ggml_tensor * t = bad_src >= 0 ? node->src[bad_src] : node;
@@ -913,9 +914,9 @@ static bool graph_is_ready(const struct ggml_cgraph * cgraph) {
         snprintf(what, sizeof(what), "node %d", bad_node);
     }
     if (fault == GRAPH_TENSOR_UNALLOCATED) {
-        GGML_LOG_ERROR("ggml_backend_graph_compute: %s '%s' (%s) is not allocated\n", what, node->name, ggml_op_desc(node));
+        GGML_LOG_ERROR("%s: %s '%s' (%s) is not allocated\n", func, what, node->name, ggml_op_desc(node));
     } else {
-        GGML_LOG_ERROR("ggml_backend_graph_compute: the buffer of %s '%s' has been freed\n", what, node->name);
+        GGML_LOG_ERROR("%s: the buffer of %s '%s' has been freed\n", func, what, node->name);
     }
     return false;
 }
@@ -937,7 +938,7 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         GGML_LOG_ERROR("%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
-    if (!graph_is_ready(cgraph)) {
+    if (!ggml_backend_graph_tensors_ready(cgraph, true, "ggml_backend_graph_compute")) {
         return GGML_STATUS_FAILED;
     }
     return backend->iface.graph_compute(backend, cgraph);

@@ -2,6 +2,7 @@
 // reading, writing and copying such a tensor. Each call must fail with a logged error that says
 // the buffer was freed, without reading the freed buffer object (run it in the AddressSanitizer
 // build: a read of freed memory aborts there). A freshly allocated buffer works again afterwards.
+// The same through the scheduler, whose assignment reads the buffers of the weights.
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -126,6 +127,56 @@ static void check_backend(const char * name, ggml_backend_t backend) {
     }
 }
 
+// weights in a buffer of their own, the graph placed by a scheduler: freeing the weights' buffer
+// makes the next schedule fail (the assignment reads the weights' buffers)
+static void check_scheduler(void) {
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    struct ggml_init_params wp = { 4 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context * wctx = ggml_init(wp);
+    struct ggml_init_params gp = { ggml_graph_overhead() + 8 * ggml_tensor_overhead(), NULL, true };
+    struct ggml_context * gctx = ggml_init(gp);
+    bool ok = cpu != NULL && wctx != NULL && gctx != NULL;
+    ggml_backend_buffer_t wbuf = NULL;
+    ggml_backend_sched_t sched = NULL;
+    if (ok) {
+        struct ggml_tensor * w = ggml_new_tensor_1d(wctx, GGML_TYPE_F32, N);
+        ggml_set_name(w, "w");
+        wbuf = ggml_backend_alloc_ctx_tensors(wctx, cpu);
+        ggml_backend_buffer_set_usage(wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        float vw[N];
+        for (int i = 0; i < N; i++) {
+            vw[i] = (float) (i % 9) - 3.5f;
+        }
+        ggml_backend_tensor_set(w, vw, 0, sizeof(vw));
+        struct ggml_tensor * out = ggml_scale(gctx, w, 2.0f);
+        struct ggml_cgraph * gf = ggml_new_graph(gctx);
+        ggml_build_forward_expand(gf, out);
+        ggml_backend_t backends[1] = { cpu };
+        sched = ggml_backend_sched_new(backends, NULL, 1, 64, false);
+        ok = wbuf != NULL && sched != NULL && ggml_backend_sched_graph_compute(sched, gf) == GGML_STATUS_SUCCESS;
+        TEST_CHECK_MSG(ok, "scheduler: the graph computes before the weights are freed");
+        if (ok) {
+            float got[N];
+            ggml_backend_tensor_get(out, got, 0, sizeof(got));
+            TEST_CHECK(got[3] == 2.0f * vw[3] && got[N - 1] == 2.0f * vw[N - 1]);
+            ggml_backend_sched_reset(sched);
+            ggml_backend_buffer_free(wbuf);
+            wbuf = NULL;
+            test_log_capture_begin();
+            expect_freed_error("scheduler", ggml_backend_sched_graph_compute(sched, gf) != GGML_STATUS_SUCCESS);
+        }
+    }
+    ggml_backend_sched_free(sched);
+    ggml_backend_buffer_free(wbuf);
+    if (gctx != NULL) {
+        ggml_free(gctx);
+    }
+    if (wctx != NULL) {
+        ggml_free(wctx);
+    }
+    ggml_backend_free(cpu);
+}
+
 int main(void) {
     test_rng_init();
     ggml_backend_t cpu = ggml_backend_cpu_init();
@@ -140,5 +191,6 @@ int main(void) {
         check_backend("TEST", tb);
         ggml_backend_free(tb);
     }
+    check_scheduler();
     return test_finish("test-buffer-freed");
 }
