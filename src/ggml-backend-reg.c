@@ -432,11 +432,13 @@ ggml_backend_dev_t ggml_backend_dev_by_type(enum ggml_backend_dev_type type) {
 // logs the registered device names after a failed lookup, to help the caller spell them
 static void log_available_devices(const char * func) {
     registry_lock();
-    GGML_LOG_ERROR("%s: %zu devices registered:", func, g_registry.n_devs);
+    struct ggml_msg m;
+    ggml_msg_init(&m);
+    ggml_msg_append(&m, "%s: %zu devices registered:", func, g_registry.n_devs);
     for (size_t i = 0; i < g_registry.n_devs; i++) {
-        GGML_LOG_CONT(" %s", ggml_backend_dev_name(g_registry.devs[i]));
+        ggml_msg_append(&m, " %s", ggml_backend_dev_name(g_registry.devs[i]));
     }
-    GGML_LOG_CONT("\n");
+    GGML_LOG_ERROR("%s\n", m.text);
     registry_unlock();
 }
 

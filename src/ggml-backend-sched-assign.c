@@ -169,8 +169,8 @@ static bool buffer_supported(struct ggml_backend_sched * sched, const struct ggm
     return buft != NULL && ggml_backend_supports_buft(sched->backends[b], buft);
 }
 
-static void log_tensor(const char * prefix, const struct ggml_tensor * t) {
-    GGML_LOG_CONT("%s'%s' (%s, %s [%lld, %lld, %lld, %lld])", prefix, t->name, ggml_op_desc(t), ggml_type_name(t->type),
+static void describe_tensor(struct ggml_msg * m, const char * prefix, const struct ggml_tensor * t) {
+    ggml_msg_append(m, "%s'%s' (%s, %s [%lld, %lld, %lld, %lld])", prefix, t->name, ggml_op_desc(t), ggml_type_name(t->type),
             (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2], (long long) t->ne[3]);
 }
 
@@ -186,10 +186,12 @@ static bool pass1_backend(struct ggml_backend_sched * sched, const struct ggml_t
         *id    = backend_for_buft(sched, buft, t);
         *cause = SCHED_CAUSE_BUFFER;
         if (*id == -1) {
-            GGML_LOG_ERROR("ggml_backend_sched: tensor ");
-            log_tensor("", t);
-            GGML_LOG_CONT(" already has memory in a %s buffer, and no backend of the scheduler can both use that buffer and run the op\n",
-                    ggml_backend_buft_name(buft));
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            describe_tensor(&m, "ggml_backend_sched: tensor ", t);
+            ggml_error_report(GGML_ERROR_UNSUPPORTED,
+                    "%s already has memory in a %s buffer, and no backend of the scheduler can both use that buffer and run the op\n",
+                    m.text, ggml_backend_buft_name(buft));
             return false;
         }
         return true;
@@ -398,33 +400,38 @@ static bool check_assignments(struct ggml_backend_sched * sched, struct ggml_cgr
         const int id = sched->tensor_ids[slot];
         const bool by_user = sched->tensor_cause[slot] == SCHED_CAUSE_USER;
         if (id == -1) {
-            GGML_LOG_ERROR("ggml_backend_sched: no backend of the scheduler supports node %d ", k - graph->n_leafs);
-            log_tensor("", t);
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            ggml_msg_append(&m, "ggml_backend_sched: no backend of the scheduler supports node %d ", k - graph->n_leafs);
+            describe_tensor(&m, "", t);
             for (int j = 0; j < GGML_MAX_SRC; j++) {
                 if (t->src[j] != NULL) {
-                    log_tensor(j == 0 ? " with sources " : ", ", t->src[j]);
+                    describe_tensor(&m, j == 0 ? " with sources " : ", ", t->src[j]);
                 }
             }
-            GGML_LOG_CONT("; backends:");
+            ggml_msg_append(&m, "; backends:");
             for (int b = 0; b < sched->n_backends; b++) {
-                GGML_LOG_CONT(" %s", ggml_backend_name(sched->backends[b]));
+                ggml_msg_append(&m, " %s", ggml_backend_name(sched->backends[b]));
             }
-            GGML_LOG_CONT("\n");
+            ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s\n", m.text);
             return false;
         }
         if (!is_leaf && !is_view_op(t->op) && !backend_supports_op(sched, id, t)) {
-            GGML_LOG_ERROR("ggml_backend_sched: node ");
-            log_tensor("", t);
-            GGML_LOG_CONT(" is placed on backend %s%s, which does not support it\n", ggml_backend_name(sched->backends[id]),
-                    by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            describe_tensor(&m, "ggml_backend_sched: node ", t);
+            ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s is placed on backend %s%s, which does not support it\n", m.text,
+                    ggml_backend_name(sched->backends[id]), by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
             return false;
         }
         ggml_backend_buffer_type_t buft = tensor_buft(t);
         if (buft != NULL && !(is_view_op(t->op) && !by_user) && !ggml_backend_supports_buft(sched->backends[id], buft)) {
-            GGML_LOG_ERROR("ggml_backend_sched: tensor ");
-            log_tensor("", t);
-            GGML_LOG_CONT(" has memory in a %s buffer but is placed on backend %s%s, which cannot use it\n", ggml_backend_buft_name(buft),
-                    ggml_backend_name(sched->backends[id]), by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            describe_tensor(&m, "ggml_backend_sched: tensor ", t);
+            ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s has memory in a %s buffer but is placed on backend %s%s, which cannot use it\n",
+                    m.text, ggml_backend_buft_name(buft), ggml_backend_name(sched->backends[id]),
+                    by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
             return false;
         }
     }
@@ -980,14 +987,16 @@ void ggml_sched_print_assignments(struct ggml_backend_sched * sched, const struc
             graph->n_nodes, graph->n_leafs, sched->n_splits, n_inputs, sched->cur_copy, sched->n_copies);
     for (int s = 0; s < sched->n_splits; s++) {
         const struct sched_split * split = &sched->splits[s];
-        GGML_LOG_INFO("  split %d on %s: nodes [%d, %d), %d input%s%s", s, ggml_backend_name(sched->backends[split->backend_id]),
+        struct ggml_msg m;
+        ggml_msg_init(&m);
+        ggml_msg_append(&m, "  split %d on %s: nodes [%d, %d), %d input%s%s", s, ggml_backend_name(sched->backends[split->backend_id]),
                 split->i_start, split->i_end, split->n_inputs, split->n_inputs == 1 ? "" : "s", split->n_inputs > 0 ? ":" : "");
         for (int j = 0; j < split->n_inputs; j++) {
             const struct ggml_tensor * in = split->inputs[j];
             fmt_size(sz, sizeof(sz), ggml_nbytes(in));
-            GGML_LOG_CONT(" '%s' from %s (%s)%s", in->name, backend_name_of(sched, in), sz, j + 1 < split->n_inputs ? "," : "");
+            ggml_msg_append(&m, " '%s' from %s (%s)%s", in->name, backend_name_of(sched, in), sz, j + 1 < split->n_inputs ? "," : "");
         }
-        GGML_LOG_CONT("\n");
+        GGML_LOG_INFO("%s\n", m.text);
         if (sched->debug < 2) {
             continue;
         }
@@ -995,7 +1004,8 @@ void ggml_sched_print_assignments(struct ggml_backend_sched * sched, const struc
             const struct ggml_tensor * node = graph->nodes[i];
             const size_t slot = ggml_sched_slot(sched, node, false);
             fmt_size(sz, sizeof(sz), ggml_nbytes(node));
-            GGML_LOG_INFO("    node %4d %-12s '%s' (%s, %s) on %s [%s]", i, ggml_op_desc(node), node->name, ggml_type_name(node->type), sz,
+            ggml_msg_init(&m);
+            ggml_msg_append(&m, "    node %4d %-12s '%s' (%s, %s) on %s [%s]", i, ggml_op_desc(node), node->name, ggml_type_name(node->type), sz,
                     backend_name_of(sched, node), slot == GGML_HASHSET_FULL ? "?" : cause_name(sched->tensor_cause[slot]));
             for (int j = 0; j < GGML_MAX_SRC; j++) {
                 const struct ggml_tensor * src = node->src[j];
@@ -1003,12 +1013,12 @@ void ggml_sched_print_assignments(struct ggml_backend_sched * sched, const struc
                     continue;
                 }
                 if (in_ctx_mem(sched, src)) {
-                    GGML_LOG_CONT("%s'%s'", j == 0 ? " <- " : ", ", src->name); // a copy: its name says where
+                    ggml_msg_append(&m, "%s'%s'", j == 0 ? " <- " : ", ", src->name); // a copy: its name says where
                 } else {
-                    GGML_LOG_CONT("%s'%s' on %s", j == 0 ? " <- " : ", ", src->name, backend_name_of(sched, src));
+                    ggml_msg_append(&m, "%s'%s' on %s", j == 0 ? " <- " : ", ", src->name, backend_name_of(sched, src));
                 }
             }
-            GGML_LOG_CONT("\n");
+            GGML_LOG_INFO("%s\n", m.text);
         }
     }
 }

@@ -762,6 +762,7 @@ void ggml_backend_free(ggml_backend_t backend) {
         GGML_LOG_ERROR("%s: backend %s cannot be freed\n", __func__, ggml_backend_name(backend));
         return;
     }
+    ggml_backend_sticky_error_forget(backend);
     backend->iface.free(backend);
 }
 
@@ -803,6 +804,8 @@ void ggml_backend_synchronize(ggml_backend_t backend) {
     if (backend->iface.synchronize != NULL) {
         backend->iface.synchronize(backend);
     }
+    // a device error kept for later becomes the last error; graph_compute will return it
+    (void) ggml_backend_sticky_error_check(backend, __func__, false);
 }
 
 ggml_backend_graph_plan_t ggml_backend_graph_plan_create(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
@@ -891,6 +894,10 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
     if (!graph_is_allocated(cgraph)) {
         return GGML_STATUS_FAILED;
     }
+    // an earlier device error: the graph's inputs may be wrong, so it is not computed
+    if (ggml_backend_sticky_error_check(backend, __func__, true)) {
+        return GGML_STATUS_FAILED;
+    }
     return backend->iface.graph_compute(backend, cgraph);
 }
 
@@ -898,6 +905,10 @@ enum ggml_status ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_
     enum ggml_status status = ggml_backend_graph_compute_async(backend, cgraph);
     if (backend != NULL) {
         ggml_backend_synchronize(backend);
+        // a device error while the graph ran is this graph's failure
+        if (status == GGML_STATUS_SUCCESS && ggml_backend_sticky_error_check(backend, __func__, true)) {
+            status = GGML_STATUS_FAILED;
+        }
     }
     return status;
 }

@@ -1082,15 +1082,15 @@ static void run_in_process(const struct program * p, enum fault_kind kind, long 
 #endif
     test_log_capture_begin();
     switch (kind) {
-        case FAULT_HOST:     ggml_alloc_fault_set(n); break;
+        case FAULT_HOST:     test_alloc_fault_set(n); break;
         case FAULT_TB_ALLOC: test_backend_set_alloc_fail(n); break;
         case FAULT_TB_INIT:  test_backend_set_init_tensor_fail(n); break;
     }
     g_exit_line = 0;
     r->result = (int) p->run();
     r->exit_line = g_exit_line;
-    const long host_used = ggml_alloc_fault_count();
-    ggml_alloc_fault_set(0);
+    const long host_used = test_alloc_fault_count();
+    test_alloc_fault_set(0);
     test_backend_set_alloc_fail(0);
     test_backend_set_init_tensor_fail(0);
     test_log_capture_end();

@@ -80,10 +80,6 @@ struct ggml_threadpool {
 // test hook: how many worker threads may still be created (-1: no limit)
 static atomic_int g_create_limit = -1;
 
-void ggml_cpu_threadpool_set_create_limit(int n) {
-    atomic_store(&g_create_limit, n < 0 ? -1 : n);
-}
-
 //
 // parameters
 //
@@ -398,12 +394,33 @@ void ggml_threadpool_resume(struct ggml_threadpool * tp) {
     pthread_mutex_unlock(&tp->mutex);
 }
 
-bool ggml_cpu_threadpool_is_paused(struct ggml_threadpool * tp) {
-    return tp != NULL && atomic_load(&tp->pause);
-}
-
-int ggml_cpu_threadpool_n_sleeping(struct ggml_threadpool * tp) {
-    return tp == NULL ? 0 : atomic_load(&tp->n_sleeping);
+// the CPU backend's test control ops (ggml_test_control, range GGML_TEST_CPU_FIRST)
+int ggml_cpu_test_control(int op, va_list args) {
+    switch (op) {
+        case GGML_TEST_CPU_THREADPOOL_CREATE_LIMIT: {
+            const int n = va_arg(args, int);
+            atomic_store(&g_create_limit, n < 0 ? -1 : n);
+            return 0;
+        }
+        case GGML_TEST_CPU_THREADPOOL_IS_PAUSED: {
+            struct ggml_threadpool * tp = va_arg(args, struct ggml_threadpool *);
+            bool * out = va_arg(args, bool *);
+            GGML_CHECK_RET(out != NULL, -1, "NULL output");
+            *out = tp != NULL && atomic_load(&tp->pause);
+            return 0;
+        }
+        case GGML_TEST_CPU_THREADPOOL_N_SLEEPING: {
+            struct ggml_threadpool * tp = va_arg(args, struct ggml_threadpool *);
+            int * out = va_arg(args, int *);
+            GGML_CHECK_RET(out != NULL, -1, "NULL output");
+            *out = tp == NULL ? 0 : atomic_load(&tp->n_sleeping);
+            return 0;
+        }
+        default:
+            break;
+    }
+    GGML_LOG_ERROR("%s: unknown op %d\n", __func__, op);
+    return -1;
 }
 
 //

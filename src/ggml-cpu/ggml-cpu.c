@@ -551,6 +551,7 @@ static struct ggml_backend_reg g_cpu_reg = {
 
 ggml_backend_reg_t ggml_backend_cpu_reg(void) {
     ggml_cpu_init();
+    ggml_test_control_register(GGML_TEST_CPU_FIRST, ggml_cpu_test_control);
     return &g_cpu_reg;
 }
 

@@ -217,11 +217,11 @@ bool       ggml_ocl_program_ready(struct ggml_ocl_device * d, enum ggml_ocl_prog
 cl_program ggml_ocl_program_get(struct ggml_ocl_device * d, enum ggml_ocl_prog prog); // NULL unless ready
 void       ggml_ocl_programs_release(struct ggml_ocl_device * d);
 
-// Test hook (reached through get_proc_address "ggml_backend_opencl_test_set_program_source"):
-// replaces the source of program `name` ("norm", ...) for the builds that follow; NULL restores the
-// embedded source. Programs already built for a device are dropped so that the next use rebuilds
-// them. Call it while no backend of the registry is alive.
-void ggml_ocl_test_set_program_source(const char * name, const char * source);
+// Test hooks (ggml_test_control ops GGML_TEST_OPENCL_*). GGML_TEST_OPENCL_SET_PROGRAM_SOURCE
+// replaces the source of program `name` ("norm", ...) for the builds that follow; NULL restores
+// the embedded source. Programs already built for a device are dropped so that the next use
+// rebuilds them. Call it while no backend of the registry is alive.
+int ggml_ocl_test_control(int op, va_list args);
 
 //
 // kernel launches (ocl-launch.c)

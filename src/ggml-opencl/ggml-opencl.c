@@ -464,9 +464,6 @@ static void * ocl_reg_get_proc_address(ggml_backend_reg_t reg, const char * name
     if (strcmp(name, "ggml_backend_get_features") == 0) {
         return (void *) ocl_get_features;
     }
-    if (strcmp(name, "ggml_backend_opencl_test_set_program_source") == 0) {
-        return (void *) ggml_ocl_test_set_program_source;
-    }
     return NULL;
 }
 
@@ -484,6 +481,7 @@ static struct ggml_backend_reg g_ocl_reg = {
 
 ggml_backend_reg_t ggml_backend_opencl_reg(void) {
     registry_once();
+    ggml_test_control_register(GGML_TEST_OPENCL_FIRST, ggml_ocl_test_control);
     return &g_ocl_reg;
 }
 
