@@ -48,6 +48,14 @@ const char * ggml_ocl_errstr(cl_int err);
 bool ggml_ocl_check(cl_int err, const char * func, const char * what);
 #define GGML_OCL_OK(err, what) ggml_ocl_check((err), __func__, (what))
 
+// The same on paths that return nothing (void buffer functions, asynchronous transfers): the
+// error is also kept, sticky, for the buffer's device or the backend, and returned by the next
+// graph_compute (ggml_backend_buffer_report_device_error / ggml_backend_report_device_error).
+bool ggml_ocl_check_buffer(ggml_backend_buffer_t buffer, cl_int err, const char * func, const char * what);
+bool ggml_ocl_check_stream(ggml_backend_t backend, cl_int err, const char * func, const char * what);
+#define GGML_OCL_BUF_OK(buffer, err, what)     ggml_ocl_check_buffer((buffer), (err), __func__, (what))
+#define GGML_OCL_STREAM_OK(backend, err, what) ggml_ocl_check_stream((backend), (err), __func__, (what))
+
 //
 // programs: one per kernel source file kernels/<name>.cl (each built with kernels/common.cl in
 // front of it)

@@ -232,7 +232,7 @@ static void ocl_backend_set_tensor_async(ggml_backend_t backend, struct ggml_ten
         return;
     }
     // non-blocking: the caller keeps data valid until ggml_backend_synchronize
-    GGML_OCL_OK(clEnqueueWriteBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
+    GGML_OCL_STREAM_OK(backend, clEnqueueWriteBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
 }
 
 static void ocl_backend_get_tensor_async(ggml_backend_t backend, const struct ggml_tensor * tensor, void * data, size_t offset, size_t size) {
@@ -242,7 +242,7 @@ static void ocl_backend_get_tensor_async(ggml_backend_t backend, const struct gg
     if (size == 0 || !ocl_backend_tensor_at(be, tensor, offset, size, __func__, &mem, &at)) {
         return;
     }
-    GGML_OCL_OK(clEnqueueReadBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
+    GGML_OCL_STREAM_OK(backend, clEnqueueReadBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
 }
 
 static bool ocl_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src, struct ggml_tensor * dst) {
@@ -276,16 +276,14 @@ static bool ocl_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backen
     GGML_OCL_OK(clReleaseEvent(done), "clReleaseEvent");
     if (!ok) {
         // the copy is queued but the destination cannot wait for it: make it complete now
-        GGML_OCL_OK(clFinish(bs->queue), "clFinish");
+        GGML_OCL_STREAM_OK(backend_dst, clFinish(bs->queue), "clFinish");
     }
     return true;
 }
 
 static void ocl_backend_synchronize(ggml_backend_t backend) {
     struct ggml_ocl_backend * be = backend->context;
-    if (!GGML_OCL_OK(clFinish(be->queue), "clFinish")) {
-        GGML_LOG_ERROR("%s: %s: the device reported an error; results of queued work are undefined\n", __func__, be->name);
-    }
+    GGML_OCL_STREAM_OK(backend, clFinish(be->queue), "clFinish");
 }
 
 static enum ggml_status ocl_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {

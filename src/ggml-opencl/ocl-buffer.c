@@ -93,8 +93,8 @@ static void ocl_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_t
     if (q == NULL) {
         return;
     }
-    if (GGML_OCL_OK(clEnqueueFillBuffer(q, b->mem, &value, 1, at, size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
-        GGML_OCL_OK(clFinish(q), "clFinish");
+    if (GGML_OCL_BUF_OK(buffer, clEnqueueFillBuffer(q, b->mem, &value, 1, at, size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
+        GGML_OCL_BUF_OK(buffer, clFinish(q), "clFinish");
     }
 }
 
@@ -106,7 +106,7 @@ static void ocl_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tens
     }
     cl_command_queue q = ggml_ocl_device_xfer_queue(b->dev);
     if (q != NULL) {
-        GGML_OCL_OK(clEnqueueWriteBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
+        GGML_OCL_BUF_OK(buffer, clEnqueueWriteBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
     }
 }
 
@@ -118,7 +118,7 @@ static void ocl_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggm
     }
     cl_command_queue q = ggml_ocl_device_xfer_queue(b->dev);
     if (q != NULL) {
-        GGML_OCL_OK(clEnqueueReadBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
+        GGML_OCL_BUF_OK(buffer, clEnqueueReadBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
     }
 }
 
@@ -146,7 +146,7 @@ static void ocl_buffer_rect(ggml_backend_buffer_t buffer, const struct ggml_tens
         cl_int err = write
             ? clEnqueueWriteBufferRect(q, b->mem, CL_TRUE, buf_origin, host_origin, region, stride_tensor, 0, stride_data, 0, data, 0, NULL, NULL)
             : clEnqueueReadBufferRect (q, b->mem, CL_TRUE, buf_origin, host_origin, region, stride_tensor, 0, stride_data, 0, data, 0, NULL, NULL);
-        ggml_ocl_check(err, func, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect");
+        ggml_ocl_check_buffer(buffer, err, func, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect");
         return;
     }
     for (size_t i = 0; i < n_copies; i++) {
@@ -154,11 +154,11 @@ static void ocl_buffer_rect(ggml_backend_buffer_t buffer, const struct ggml_tens
         const size_t o = at + i*stride_tensor;
         cl_int err = write ? clEnqueueWriteBuffer(q, b->mem, CL_FALSE, o, size, h, 0, NULL, NULL)
                            : clEnqueueReadBuffer (q, b->mem, CL_FALSE, o, size, h, 0, NULL, NULL);
-        if (!ggml_ocl_check(err, func, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer")) {
+        if (!ggml_ocl_check_buffer(buffer, err, func, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer")) {
             break;
         }
     }
-    ggml_ocl_check(clFinish(q), func, "clFinish");
+    ggml_ocl_check_buffer(buffer, clFinish(q), func, "clFinish");
 }
 
 static void ocl_buffer_set_tensor_2d(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data, size_t offset,
@@ -214,8 +214,8 @@ static void ocl_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
     if (q == NULL) {
         return;
     }
-    if (GGML_OCL_OK(clEnqueueFillBuffer(q, b->mem, &value, 1, 0, b->size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
-        GGML_OCL_OK(clFinish(q), "clFinish");
+    if (GGML_OCL_BUF_OK(buffer, clEnqueueFillBuffer(q, b->mem, &value, 1, 0, b->size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
+        GGML_OCL_BUF_OK(buffer, clFinish(q), "clFinish");
     }
 }
 
@@ -257,7 +257,10 @@ static ggml_backend_buffer_t ocl_buft_alloc_buffer(ggml_backend_buffer_type_t bu
     cl_int err = CL_SUCCESS;
     b->mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE, size, NULL, &err);
     if (err != CL_SUCCESS || b->mem == NULL) {
-        GGML_LOG_ERROR("%s: %s: clCreateBuffer of %zu bytes failed: %s (%d)\n", __func__, d->name, size, ggml_ocl_errstr(err), (int) err);
+        // the drivers answer an exhausted device with any of these
+        ggml_error_report(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+                ? GGML_ERROR_OUT_OF_MEMORY : GGML_ERROR_DEVICE,
+                "%s: %s: clCreateBuffer of %zu bytes failed: %s (%d)\n", __func__, d->name, size, ggml_ocl_errstr(err), (int) err);
         ggml_free_mem(b);
         return NULL;
     }
@@ -428,7 +431,8 @@ static ggml_backend_buffer_t ocl_host_buft_alloc_buffer(ggml_backend_buffer_type
     cl_int err = CL_SUCCESS;
     b->mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, NULL, &err);
     if (err != CL_SUCCESS || b->mem == NULL) {
-        GGML_LOG_ERROR("%s: %s: clCreateBuffer of %zu pinned bytes failed: %s (%d)\n",
+        ggml_error_report(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+                ? GGML_ERROR_OUT_OF_MEMORY : GGML_ERROR_DEVICE, "%s: %s: clCreateBuffer of %zu pinned bytes failed: %s (%d)\n",
             __func__, d->name, size, ggml_ocl_errstr(err), (int) err);
         ggml_free_mem(b);
         return NULL;
