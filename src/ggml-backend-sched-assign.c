@@ -474,7 +474,7 @@ static int add_copies(struct ggml_backend_sched * sched, size_t slot, struct ggm
         const int cap = sched->copy_recs_cap > 0 ? 2*sched->copy_recs_cap : 64;
         struct sched_copy_rec * recs = ggml_realloc(sched->copy_recs, (size_t) cap * sizeof(*recs));
         if (recs == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for the copy records\n");
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the copy records\n");
             return -1;
         }
         sched->copy_recs     = recs;
@@ -509,7 +509,7 @@ static bool add_origin(struct ggml_backend_sched * sched, struct ggml_tensor * c
         const size_t cap = sched->origins_cap > 0 ? 2*sched->origins_cap : 64;
         struct sched_origin * o = ggml_realloc(sched->origins, cap * sizeof(*o));
         if (o == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory\n");
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory\n");
             return false;
         }
         sched->origins     = o;
@@ -571,7 +571,7 @@ static struct sched_split * new_split(struct ggml_backend_sched * sched, int bac
         const int cap = sched->splits_cap > 0 ? 2*sched->splits_cap : 16;
         struct sched_split * s = ggml_realloc(sched->splits, (size_t) cap * sizeof(*s));
         if (s == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for %d splits\n", cap);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for %d splits\n", cap);
             return NULL;
         }
         sched->splits     = s;
@@ -638,7 +638,7 @@ static bool prepare_ctx(struct ggml_backend_sched * sched, struct ggml_cgraph * 
         sched->ctx_mem_size = 0;
         sched->ctx_mem = ggml_malloc(size);
         if (sched->ctx_mem == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for the copy context (%zu bytes)\n", size);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the copy context (%zu bytes)\n", size);
             return false;
         }
         sched->ctx_mem_size = size;
@@ -714,7 +714,7 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
                     const int cap = sched->graph_inputs_cap > 0 ? 2*sched->graph_inputs_cap : GGML_SCHED_MAX_SPLIT_INPUTS;
                     struct ggml_tensor ** gi = ggml_realloc(sched->graph_inputs, (size_t) cap * sizeof(*gi));
                     if (gi == NULL) {
-                        GGML_LOG_ERROR("ggml_backend_sched: out of memory for the graph inputs\n");
+                        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the graph inputs\n");
                         return false;
                     }
                     sched->graph_inputs     = gi;
@@ -793,7 +793,7 @@ static bool build_alloc_graph(struct ggml_backend_sched * sched, struct ggml_cgr
     const int n_nodes = graph->n_nodes + total_inputs * per_input;
     const int n_leafs = graph->n_leafs + (sched->n_copies > 1 ? (sched->n_graph_inputs + total_inputs) * sched->n_copies : 0);
     if (!ensure_graph_capacity(sched, n_nodes > 0 ? n_nodes : 1, n_leafs > 0 ? n_leafs : 1)) {
-        GGML_LOG_ERROR("ggml_backend_sched: out of memory for the allocator's graph (%d nodes, %d leafs)\n", n_nodes, n_leafs);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the allocator's graph (%d nodes, %d leafs)\n", n_nodes, n_leafs);
         return false;
     }
     struct ggml_cgraph * g = &sched->graph;

@@ -39,12 +39,12 @@ ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t 
         return ggml_backend_buffer_init(buft, empty_iface, NULL, 0);
     }
     if (buft->iface.alloc_buffer == NULL) {
-        GGML_LOG_ERROR("%s: buffer type %s cannot allocate buffers\n", __func__, ggml_backend_buft_name(buft));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: buffer type %s cannot allocate buffers\n", __func__, ggml_backend_buft_name(buft));
         return NULL;
     }
     ggml_backend_buffer_t buffer = buft->iface.alloc_buffer(buft, size);
     if (buffer == NULL) {
-        GGML_LOG_ERROR("%s: failed to allocate a %s buffer of %zu bytes\n", __func__, ggml_backend_buft_name(buft), size);
+        GGML_ERROR_DEFAULT(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate a %s buffer of %zu bytes\n", __func__, ggml_backend_buft_name(buft), size);
     }
     return buffer;
 }
@@ -124,7 +124,7 @@ ggml_backend_buffer_t ggml_backend_buffer_init(
                size_t                     size) {
     ggml_backend_buffer_t buffer = (ggml_backend_buffer_t) ggml_calloc(1, sizeof(struct ggml_backend_buffer));
     if (buffer == NULL) {
-        GGML_LOG_ERROR("%s: out of memory allocating a buffer object\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory allocating a buffer object\n", __func__);
         return NULL;
     }
     buffer->iface   = iface;
@@ -700,7 +700,7 @@ void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor
         // neither buffer can do it: stage the data in host memory
         void * tmp = ggml_malloc(nbytes);
         if (tmp == NULL) {
-            GGML_LOG_ERROR("%s: out of memory staging %zu bytes to copy '%s' to '%s'\n", __func__, nbytes, src->name, dst->name);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory staging %zu bytes to copy '%s' to '%s'\n", __func__, nbytes, src->name, dst->name);
             return;
         }
         ggml_backend_tensor_get(src, tmp, 0, nbytes);
@@ -814,7 +814,7 @@ ggml_backend_graph_plan_t ggml_backend_graph_plan_create(ggml_backend_t backend,
         return NULL;
     }
     if (backend->iface.graph_plan_create == NULL) {
-        GGML_LOG_ERROR("%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
         return NULL;
     }
     if (cgraph->overflow) {
@@ -833,7 +833,7 @@ void ggml_backend_graph_plan_free(ggml_backend_t backend, ggml_backend_graph_pla
         return;
     }
     if (backend->iface.graph_plan_free == NULL) {
-        GGML_LOG_ERROR("%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
         return;
     }
     backend->iface.graph_plan_free(backend, plan);
@@ -845,7 +845,7 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
         return GGML_STATUS_FAILED;
     }
     if (backend->iface.graph_plan_compute == NULL) {
-        GGML_LOG_ERROR("%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
     return backend->iface.graph_plan_compute(backend, plan);
@@ -888,7 +888,7 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         return GGML_STATUS_FAILED;
     }
     if (backend->iface.graph_compute == NULL) {
-        GGML_LOG_ERROR("%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
     if (!graph_is_allocated(cgraph)) {

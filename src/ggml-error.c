@@ -6,8 +6,9 @@
 // there) or an error reported with an explicit code (device, unsupported, ...). The callers that
 // then log their own context without a code keep the cause's code; the message kept is the first
 // one logged in the chain (the most precise). A chain ends at the next cause, at
-// ggml_clear_last_error(), or when an allocation succeeds again (the work after a failure
-// allocates, the unwinding does not). A logged error with no cause before it is a bad argument.
+// ggml_clear_last_error(), or when an allocation succeeds after the chain's first message was
+// logged (the work after a failure allocates, the unwinding does not). A logged error with no
+// cause before it is a bad argument.
 
 #include "ggml-impl.h"
 
@@ -59,7 +60,11 @@ void ggml_error_record(enum ggml_error_code code, const char * text, bool logged
 }
 
 void ggml_error_alloc_succeeded(void) {
-    g_error.chain_open = false;
+    // a cause nobody has logged yet stays open: code that makes several allocations before
+    // checking them reports the failed one after the others succeeded
+    if (g_error.message_logged) {
+        g_error.chain_open = false;
+    }
 }
 
 static void report_v(enum ggml_error_code code, const char * func, const char * format, va_list args) {
@@ -81,6 +86,13 @@ void ggml_error_report(enum ggml_error_code code, const char * format, ...) {
     va_list args;
     va_start(args, format);
     report_v(code, NULL, format, args);
+    va_end(args);
+}
+
+void ggml_error_report_default(enum ggml_error_code code, const char * format, ...) {
+    va_list args;
+    va_start(args, format);
+    report_v(g_error.chain_open ? GGML_ERROR_OK : code, NULL, format, args);
     va_end(args);
 }
 

@@ -55,6 +55,10 @@ GGML_API void ggml_error_report(enum ggml_error_code code, const char * format, 
 // Same, with "<func>: " in front of the message.
 GGML_ATTRIBUTE_FORMAT(3, 4)
 GGML_API void ggml_error_report_func(enum ggml_error_code code, const char * func, const char * format, ...);
+// Same, for a failure whose cause may have been reported already: the code of an open chain
+// (an earlier cause) wins, `code` is the guess when there is none.
+GGML_ATTRIBUTE_FORMAT(2, 3)
+GGML_API void ggml_error_report_default(enum ggml_error_code code, const char * format, ...);
 // Records a cause without logging it (the allocation wrappers: the caller logs the context).
 GGML_ATTRIBUTE_FORMAT(2, 3)
 GGML_API void ggml_error_note(enum ggml_error_code code, const char * format, ...);
@@ -63,6 +67,7 @@ GGML_API void ggml_error_record(enum ggml_error_code code, const char * text, bo
 GGML_API void ggml_error_alloc_succeeded(void);
 
 #define GGML_ERROR(code, ...) ggml_error_report((code), __VA_ARGS__)
+#define GGML_ERROR_DEFAULT(code, ...) ggml_error_report_default((code), __VA_ARGS__)
 
 // Check used on paths that input can reach: reports "<func>: <message>" (a bad argument unless
 // an earlier failure gave the cause) and returns `ret`.

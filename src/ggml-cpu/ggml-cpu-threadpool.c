@@ -265,7 +265,7 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
 
     struct ggml_threadpool * tp = ggml_aligned_malloc(sizeof(struct ggml_threadpool));
     if (tp == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     memset(tp, 0, sizeof(*tp));
@@ -273,7 +273,7 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
     const int n = params->n_threads;
     tp->workers = ggml_calloc((size_t) n, sizeof(struct ggml_cpu_worker));
     if (tp->workers == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         ggml_aligned_free(tp, sizeof(struct ggml_threadpool));
         return NULL;
     }
@@ -434,7 +434,7 @@ int ggml_cpu_threadpool_execute(struct ggml_threadpool * tp, int n_threads, void
     }
     bool expected = false;
     if (!atomic_compare_exchange_strong(&tp->busy, &expected, true)) {
-        GGML_LOG_ERROR("%s: the threadpool is already computing a graph (one graph at a time per pool)\n", __func__);
+        GGML_ERROR(GGML_ERROR_BAD_STATE, "%s: the threadpool is already computing a graph (one graph at a time per pool)\n", __func__);
         return 0;
     }
     const int n = n_threads < tp->n_threads_max ? n_threads : tp->n_threads_max;

@@ -41,7 +41,7 @@ static void platform_str(cl_platform_id id, cl_platform_info what, char * buf, s
 static bool registry_add_device(struct ggml_ocl_platform * p, cl_device_id id) {
     struct ggml_ocl_device * d = ggml_calloc(1, sizeof(*d));
     if (d == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return false;
     }
     if (!ggml_ocl_device_query(d, p, id)) {
@@ -50,7 +50,7 @@ static bool registry_add_device(struct ggml_ocl_platform * p, cl_device_id id) {
     }
     struct ggml_ocl_device ** devs = ggml_realloc(g_ocl.devices, (g_ocl.n_devices + 1)*sizeof(*devs));
     if (devs == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(d);
         return false;
     }
@@ -89,7 +89,7 @@ static void registry_init(void) {
     cl_platform_id * ids = ggml_calloc(n, sizeof(*ids));
     g_ocl.platforms = ggml_calloc(n, sizeof(*g_ocl.platforms));
     if (ids == NULL || g_ocl.platforms == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(ids);
         ggml_free_mem(g_ocl.platforms);
         g_ocl.platforms = NULL;
@@ -359,7 +359,7 @@ static ggml_backend_t ocl_dev_init_backend(ggml_backend_dev_t dev, const char * 
     struct ggml_ocl_backend * be = ggml_calloc(1, sizeof(*be));
     ggml_backend_t backend = ggml_calloc(1, sizeof(*backend));
     if (be == NULL || backend == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(be);
         ggml_free_mem(backend);
         return NULL;

@@ -251,7 +251,7 @@ static ggml_backend_buffer_t ocl_buft_alloc_buffer(ggml_backend_buffer_type_t bu
     }
     struct ggml_ocl_buffer * b = ggml_calloc(1, sizeof(*b));
     if (b == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return NULL;
     }
     cl_int err = CL_SUCCESS;
@@ -318,7 +318,7 @@ ggml_backend_buffer_t ggml_ocl_buffer_from_host_ptr(struct ggml_ocl_device * d, 
     }
     struct ggml_ocl_buffer * b = ggml_calloc(1, sizeof(*b));
     if (b == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return NULL;
     }
     cl_int err = CL_SUCCESS;
@@ -425,7 +425,7 @@ static ggml_backend_buffer_t ocl_host_buft_alloc_buffer(ggml_backend_buffer_type
     }
     struct ggml_ocl_buffer * b = ggml_calloc(1, sizeof(*b));
     if (b == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return NULL;
     }
     cl_int err = CL_SUCCESS;

@@ -18,7 +18,7 @@ ggml_backend_event_t ggml_ocl_event_new(ggml_backend_dev_t dev) {
     struct ggml_ocl_event * e = ggml_calloc(1, sizeof(*e));
     struct ggml_backend_event * event = ggml_calloc(1, sizeof(*event));
     if (e == NULL || event == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(e);
         ggml_free_mem(event);
         return NULL;

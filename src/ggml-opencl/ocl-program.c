@@ -71,7 +71,7 @@ static int set_program_source(const char * name, const char * source) {
         const size_t n = strlen(source);
         copy = ggml_malloc(n + 1);
         if (copy == NULL) {
-            GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
             return -1;
         }
         memcpy(copy, source, n + 1);
@@ -126,7 +126,7 @@ static char * program_text(enum ggml_ocl_prog prog, size_t * out_len) {
         const size_t len = common_len + (size_t) n_line + body_len;
         text = ggml_malloc(len + 1);
         if (text == NULL) {
-            GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         } else {
             memcpy(text, common, common_len);
             memcpy(text + common_len, line, (size_t) n_line);
@@ -397,7 +397,7 @@ cl_kernel ggml_ocl_get_kernel(struct ggml_ocl_backend * be, enum ggml_ocl_prog p
         const int cap = be->cap_kernels ? 2*be->cap_kernels : 32;
         struct ggml_ocl_kernel_slot * k = ggml_realloc(be->kernels, (size_t) cap*sizeof(*k));
         if (k == NULL) {
-            GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
             GGML_OCL_OK(clReleaseProgram(program), "clReleaseProgram");
             return NULL;
         }

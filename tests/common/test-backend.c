@@ -187,7 +187,7 @@ static void tb_buffer_free(ggml_backend_buffer_t buffer) {
 static enum ggml_status tb_buffer_init_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor) {
     atomic_fetch_add(&g_st.n_init_tensor, 1);
     if (countdown_hit(&g_cfg.init_fail_at)) {
-        GGML_LOG_ERROR("test-backend: injected init_tensor failure for '%s'\n", tensor->name);
+        ggml_error_report(GGML_ERROR_DEVICE, "test-backend: injected init_tensor failure for '%s'\n", tensor->name);
         return GGML_STATUS_FAILED;
     }
     if (tb_translate((struct tb_buffer *) buffer->context, tensor->data, ggml_nbytes(tensor), "init_tensor") == NULL) {
@@ -339,12 +339,12 @@ static ggml_backend_buffer_t tb_buft_alloc_buffer(ggml_backend_buffer_type_t buf
     const int dev = ((struct tb_buft_context *) buft->context)->dev;
     if (countdown_hit(&g_cfg.alloc_fail_at)) {
         atomic_fetch_add(&g_st.n_alloc_failed, 1);
-        GGML_LOG_ERROR("test-backend: injected allocation failure (%zu bytes)\n", size);
+        ggml_error_report(GGML_ERROR_OUT_OF_MEMORY, "test-backend: injected allocation failure (%zu bytes)\n", size);
         return NULL;
     }
     if (size > atomic_load(&g_cfg.max_size) || size > TEST_BACKEND_MEMORY - atomic_load(&g_dev_used[dev])) {
         atomic_fetch_add(&g_st.n_alloc_failed, 1);
-        GGML_LOG_ERROR("test-backend: out of device memory (%zu bytes requested, %zu in use)\n", size, atomic_load(&g_dev_used[dev]));
+        ggml_error_report(GGML_ERROR_OUT_OF_MEMORY, "test-backend: out of device memory (%zu bytes requested, %zu in use)\n", size, atomic_load(&g_dev_used[dev]));
         return NULL;
     }
     struct tb_buffer * b = (struct tb_buffer *) ggml_calloc(1, sizeof(*b));
