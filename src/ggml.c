@@ -113,7 +113,7 @@ struct ggml_object * ggml_new_object(struct ggml_context * ctx, enum ggml_object
     const size_t size_needed = GGML_PAD(size, GGML_MEM_ALIGN);
 
     if (cur_end + size_needed + GGML_OBJECT_SIZE > ctx->mem_size) {
-        GGML_LOG_ERROR("%s: not enough space in the context's memory pool (needed %zu, available %zu)\n",
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: not enough space in the context's memory pool (needed %zu, available %zu)\n",
                 __func__, cur_end + size_needed + GGML_OBJECT_SIZE, ctx->mem_size);
         return NULL;
     }
