@@ -848,6 +848,9 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
         GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
+    if (ggml_backend_sticky_error_check(backend, __func__, true)) {
+        return GGML_STATUS_FAILED;
+    }
     return backend->iface.graph_plan_compute(backend, plan);
 }
 
