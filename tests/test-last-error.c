@@ -148,6 +148,12 @@ static void test_unsupported(void) {
     TEST_CHECK_MSG(strstr(ggml_last_error_message(), "'") != NULL, "message: %s", ggml_last_error_message());
     TEST_CHECK_LAST_ERROR(GGML_ERROR_UNSUPPORTED);
 
+    // computed directly on the TEST backend: refused as unsupported
+    test_log_capture_begin();
+    TEST_CHECK(ggml_backend_graph_compute(tb, gf) == GGML_STATUS_FAILED);
+    test_log_capture_end();
+    TEST_CHECK_LAST_ERROR(GGML_ERROR_UNSUPPORTED);
+
     ggml_backend_sched_free(sched);
     ggml_backend_buffer_free(buf);
     ggml_free(ctx);

@@ -656,7 +656,7 @@ static enum ggml_status tb_compute_node(struct tb_stream * s, struct ggml_tensor
         return GGML_STATUS_SUCCESS; // nothing to compute
     }
     if (!tb_supports_op(node)) {
-        GGML_LOG_ERROR("test-backend: unsupported op %s for node '%s'\n", ggml_op_desc(node), node->name);
+        ggml_error_report(GGML_ERROR_UNSUPPORTED, "test-backend: unsupported op %s for node '%s'\n", ggml_op_desc(node), node->name);
         return GGML_STATUS_FAILED;
     }
     // every tensor must be in a buffer of this stream's device
