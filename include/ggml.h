@@ -1017,6 +1017,28 @@ extern "C" {
     GGML_API void ggml_log_get(ggml_log_callback * log_callback, void ** user_data);
 
     //
+    // last error of the calling thread (this library's extension, see docs/errors.md)
+    //
+
+    enum ggml_error_code {
+        GGML_ERROR_OK = 0,
+        GGML_ERROR_INVALID_ARGUMENT, // a bad argument, shape, type or parameter
+        GGML_ERROR_OUT_OF_MEMORY,    // host or device memory exhausted
+        GGML_ERROR_UNSUPPORTED,      // an op, type or feature the backend does not have
+        GGML_ERROR_DEVICE,           // the device or its driver failed
+        GGML_ERROR_BAD_STATE,        // misuse: wrong order of calls, object busy or in the wrong state
+        GGML_ERROR_IO,               // a file could not be read or written
+        GGML_ERROR_CORRUPT_DATA,     // a file or buffer holds data that is not valid
+    };
+
+    // Every failing call sets the calling thread's last error (code and the message it logged).
+    // A successful call leaves it as it was: read it right after a call that failed.
+    GGML_API enum ggml_error_code ggml_last_error(void);
+    GGML_API const char *         ggml_last_error_message(void);   // "" when GGML_ERROR_OK
+    GGML_API void                 ggml_clear_last_error(void);
+    GGML_API const char *         ggml_error_code_name(enum ggml_error_code code);
+
+    //
     // type traits
     //
 

@@ -7,7 +7,7 @@
 // (permuted so that dim 0 is strided, and a transposed b): the simple kernel's job.
 //
 // Routing is checked too: with the simple kernel replaced by one that writes NaN (the backend's
-// test hook ggml_backend_opencl_test_set_program_source), every layout the fast path claims must
+// test hook GGML_TEST_OPENCL_SET_PROGRAM_SOURCE), every layout the fast path claims must
 // still be right and strided rows must come out NaN; with the fast path's program made unbuildable,
 // everything must still be right (the simple kernel takes over).
 //
@@ -376,10 +376,6 @@ int main(void) {
     unsetenv("GGML_OPENCL_MATMUL");
     printf("largest NMSE: %.3g (bound %g)\n", g_worst, NMSE_MAX);
 
-    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(dev);
-    set_source_fn set_source = (set_source_fn) ggml_backend_reg_get_proc_address(reg, "ggml_backend_opencl_test_set_program_source");
-    if (TEST_CHECK(set_source != NULL)) {
-        test_routing(dev, set_source);
-    }
+    test_routing(dev, test_opencl_set_program_source);
     return test_finish("test-opencl-matmul");
 }

@@ -696,12 +696,7 @@ static void run_rms_and_add(bool * rms_ok, bool * add_ok) {
 }
 
 static void test_failed_build(void) {
-    set_source_fn set_source = (set_source_fn) ggml_backend_reg_get_proc_address(ggml_backend_opencl_reg(),
-        "ggml_backend_opencl_test_set_program_source");
-    TEST_CHECK(set_source != NULL);
-    if (set_source == NULL) {
-        return;
-    }
+    set_source_fn set_source = test_opencl_set_program_source;
     struct ggml_context * ctx = new_ctx();
     struct ggml_tensor * a;
     struct ggml_tensor * r = rms_node(ctx, &a);
@@ -745,11 +740,7 @@ static int count_cache_files(const char * dir) {
 }
 
 static void test_disk_cache(void) {
-    set_source_fn set_source = (set_source_fn) ggml_backend_reg_get_proc_address(ggml_backend_opencl_reg(),
-        "ggml_backend_opencl_test_set_program_source");
-    if (set_source == NULL) {
-        return;
-    }
+    set_source_fn set_source = test_opencl_set_program_source;
     char tmpl[] = "/tmp/test-opencl-cache-XXXXXX";
     char * root = mkdtemp(tmpl);
     TEST_CHECK(root != NULL);
