@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Tries the project as a new user would: clones the repository into a temporary folder, gives
 # PoCL an empty kernel cache, runs the README's two commands exactly as the README writes them (its
-# first two ```sh blocks), and says what passed. The clone is removed afterwards unless a command
-# failed (its logs are then kept there).
+# first two ```sh blocks), and says what passed. The commands' full logs are kept in the temporary
+# folder; the clone is removed when both passed (kept, to look into, when one failed).
 #
 # Usage: bash scripts/fresh-check.sh [repository [branch]]
 #   default: the repository this script lives in, at its current branch (committed work only)
@@ -65,8 +65,9 @@ for r in "${results[@]}"; do
     echo "   $r"
 done
 if [ $status -eq 0 ]; then
-    rm -rf "$work"
-    echo "fresh-check: both README commands passed on a fresh clone with an empty PoCL cache"
+    # the clone and the caches go; the two commands' logs stay for reading
+    rm -rf "$clone" "$POCL_CACHE_DIR" "$XDG_CACHE_HOME"
+    echo "fresh-check: both README commands passed on a fresh clone with an empty PoCL cache (logs in $work)"
 else
     echo "fresh-check: FAILED (the clone and its logs are kept in $work)"
 fi
