@@ -561,6 +561,23 @@ ggml_backend_reg_t ggml_backend_load(const char * path) {
     }
 
     registry_lock();
+    // the same backend already present under another registry object (built into this library,
+    // or a copy of the module loaded from another path): registering it again would list its
+    // devices twice, so the registry already there is kept and this one dropped
+    ggml_backend_reg_t present = NULL;
+    for (size_t i = 0; i < g_registry.n_regs && present == NULL; i++) {
+        if (g_registry.regs[i].reg != reg && str_ieq(reg_name_or(g_registry.regs[i].reg, NULL), reg_name_or(reg, NULL))) {
+            present = g_registry.regs[i].reg;
+        }
+    }
+    if (present != NULL) {
+        GGML_LOG_INFO("%s: %s provides backend %s, which is already registered: not registered again\n",
+            __func__, path, reg_name_or(reg, "?"));
+        registry_unlock();
+        // the handle stays open: the module's init may have created device contexts whose
+        // driver callbacks point into its code
+        return present;
+    }
     const enum registry_add_result res = registry_add_reg_locked(reg, handle, path);
     const char * name = reg_name_or(reg, "?");
     if (res == REGISTRY_ADDED) {

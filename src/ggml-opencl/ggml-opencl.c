@@ -343,17 +343,23 @@ static void ocl_dev_get_memory(ggml_backend_dev_t dev, size_t * free, size_t * t
     *free  = used < tot ? tot - used : 0;
 }
 
+// A GPU driver's device is a GPU. Every other OpenCL device (a CPU driver such as PoCL, an FPGA or
+// other accelerator) is an accelerator: a device with its own memory, reached only through the
+// queue, that ggml_backend_init_best and ggml_backend_dev_by_type(GPU) do not pick, so that a
+// program asking for "the best device" gets a real GPU, else the CPU backend (docs/opencl.md).
+static enum ggml_backend_dev_type ocl_dev_type(const struct ggml_ocl_device * d) {
+    return (d->cl_type & CL_DEVICE_TYPE_GPU) != 0 ? GGML_BACKEND_DEVICE_TYPE_GPU : GGML_BACKEND_DEVICE_TYPE_ACCEL;
+}
+
 static enum ggml_backend_dev_type ocl_dev_get_type(ggml_backend_dev_t dev) {
-    (void) dev;
-    // also for CPU drivers such as PoCL: the memory is only reached through the queue
-    return GGML_BACKEND_DEVICE_TYPE_GPU;
+    return ocl_dev_type(dev->context);
 }
 
 static void ocl_dev_get_props(ggml_backend_dev_t dev, struct ggml_backend_dev_props * props) {
     struct ggml_ocl_device * d = dev->context;
     props->name        = d->name;
     props->description = d->description;
-    props->type        = GGML_BACKEND_DEVICE_TYPE_GPU;
+    props->type        = ocl_dev_type(d);
     props->device_id   = d->pci_id[0] != '\0' ? d->pci_id : NULL;
     ocl_dev_get_memory(dev, &props->memory_free, &props->memory_total);
     props->caps.async                = true;
