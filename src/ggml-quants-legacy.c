@@ -182,7 +182,7 @@ static void quantize_row_sym_w(const float * x, ggml_fp16_t * dh, uint8_t * qs, 
     for (int64_t i = 0; i < k / QK4_0; i++) {
         const float * xb = x + i*QK4_0;
         block_weights(xb, qw + i*QK4_0, sigma2, w, QK4_0);
-        const float d = ggml_quant_search_sym(QK4_0, nlev / 2, xb, w, L);
+        const float d = ggml_quant_search_sym(QK4_0, nlev / 2, xb, w, L, 9, true);
         *(ggml_fp16_t *) (void *) ((char *) dh + i*stride) = FP16(d);
         pack_nibbles(L, qs + i*stride, QK4_0/2);
         if (qh) {
