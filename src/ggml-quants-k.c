@@ -145,13 +145,15 @@ static int q3_K_scale(const uint8_t * s, int j) {
 
 static void quantize_block_q3_K(const float * x, block_q3_K * y, const float * qw, float sigma2) {
     uint8_t L[QK_K];
-    float   w[16], scales[QK_K/16];
+    float   w[16], sw[QK_K/16], scales[QK_K/16];
     float   max_scale = 0.0f, amax = 0.0f;
     for (int j = 0; j < QK_K/16; j++) {
         const float * xb = x + 16*j;
+        sw[j] = 0.0f;
         if (qw) {
             for (int l = 0; l < 16; l++) {
                 w[l] = qw[16*j + l] * sqrtf(sigma2 + xb[l] * xb[l]);
+                sw[j] += w[l];
             }
         }
         // no imatrix: the family's reference (one start scale, then refinement)
@@ -163,10 +165,21 @@ static void quantize_block_q3_K(const float * x, block_q3_K * y, const float * q
         }
     }
     memset(y->scales, 0, sizeof(y->scales));
-    if (max_scale) {
+    uint8_t Ls[QK_K/16];
+    float   d_block = 0.0f;
+    if (qw && max_scale) {
+        // the 6-bit signed scales weighted by how much their sub-block matters
+        d_block = ggml_quant_search_sym(QK_K/16, 32, scales, sw, Ls, 9, true);
+    } else if (max_scale) {
         const float iscale = -32.0f / max_scale;
         for (int j = 0; j < QK_K/16; j++) {
-            const int l = clampi(ggml_nearest_int(iscale * scales[j]), -32, 31) + 32;
+            Ls[j] = (uint8_t)(clampi(ggml_nearest_int(iscale * scales[j]), -32, 31) + 32);
+        }
+        d_block = 1.0f / iscale;
+    }
+    if (max_scale) {
+        for (int j = 0; j < QK_K/16; j++) {
+            const int l = Ls[j];
             if (j < 8) {
                 y->scales[j] = (uint8_t)(l & 0xF);
             } else {
@@ -174,7 +187,7 @@ static void quantize_block_q3_K(const float * x, block_q3_K * y, const float * q
             }
             y->scales[j%4 + 8] |= (uint8_t)((l >> 4) << (2*(j/4)));
         }
-        y->d = FP16(1.0f / iscale);
+        y->d = FP16(d_block);
     } else {
         y->d = FP16(0.0f);
     }
@@ -201,7 +214,7 @@ void quantize_row_q3_K_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy,
     block_q3_K * y = vy;
     for (int64_t i = 0; i < k / QK_K; i++) {
         const float * xb = x + i*QK_K;
-        quantize_block_q3_K(xb, &y[i], qw ? qw + i*QK_K : NULL, qw ? sigma2_of(xb, QK_K) : 0.0f);
+        quantize_block_q3_K(xb, &y[i], qw ? qw + i*QK_K : NULL, qw ? 2.0f * sigma2_of(xb, QK_K) : 0.0f);
     }
 }
 
@@ -251,7 +264,7 @@ static void quantize_scales_k4(const float * x, int nmax, const float * qw, uint
     uint8_t Laux[32];
     float   w[32], sw[QK_K/32], scales[QK_K/32], mins[QK_K/32];
     float   max_scale = 0.0f, max_min = 0.0f;
-    const float sigma2 = qw ? sigma2_of(x, QK_K) : 0.0f;
+    const float sigma2 = qw ? 2.0f * sigma2_of(x, QK_K) : 0.0f;
     for (int j = 0; j < QK_K/32; j++) {
         const float * xb = x + 32*j;
         float sum_x2 = 0.0f;
@@ -411,18 +424,14 @@ void dequantize_row_q5_K(const void * GGML_RESTRICT vx, float * GGML_RESTRICT y,
 void quantize_row_q6_K_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy, int64_t k, const float * qw) {
     block_q6_K * y = vy;
     uint8_t L[QK_K];
-    float   w[16], scales[QK_K/16];
+    float   scales[QK_K/16];
     for (int64_t i = 0; i < k / QK_K; i++, x += QK_K) {
-        const float sigma2 = qw ? sigma2_of(x, QK_K) : 0.0f;
         float max_scale = 0.0f, amax = 0.0f;
         for (int ib = 0; ib < QK_K/16; ib++) {
             const float * xb = x + 16*ib;
-            if (qw) {
-                for (int l = 0; l < 16; l++) {
-                    w[l] = qw[i*QK_K + 16*ib + l] * sqrtf(sigma2 + xb[l] * xb[l]);
-                }
-            }
-            scales[ib] = ggml_quant_search_sym(16, 32, xb, qw ? w : NULL, L + 16*ib, 9, qw != NULL);
+            // the family weights Q6_K by the importance alone (6 bits leave little to trade)
+            scales[ib] = ggml_quant_search_sym(16, 32, xb, qw ? qw + i*QK_K + 16*ib : NULL, L + 16*ib, 9,
+                                               qw != NULL);
             if (fabsf(scales[ib]) > amax) {
                 amax      = fabsf(scales[ib]);
                 max_scale = scales[ib];

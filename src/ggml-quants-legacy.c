@@ -201,7 +201,7 @@ static void quantize_row_asym_w(const float * x, ggml_fp16_t * dh, ggml_fp16_t *
         const float * xb = x + i*QK4_1;
         block_weights(xb, qw + i*QK4_1, sigma2, w, QK4_1);
         float min;
-        const float d = ggml_quant_search_asym(QK4_1, nlev - 1, xb, w, L, &min, Laux, -0.9f, 0.05f, 36, false);
+        const float d = ggml_quant_search_asym(QK4_1, nlev - 1, xb, w, L, &min, Laux, -0.9f, 0.025f, 72, false);
         *(ggml_fp16_t *) (void *) ((char *) dh + i*stride) = FP16(d);
         *(ggml_fp16_t *) (void *) ((char *) mh + i*stride) = FP16(-min);
         pack_nibbles(L, qs + i*stride, QK4_1/2);

@@ -117,21 +117,41 @@ float ggml_quant_search_pos(int n, int nmax, const float * x, const float * w, u
             best       = best_scale * sumlx;
         }
     }
-    // levels for the chosen scale, then a few rounds of refitting the scale to them
-    for (int round = 0; round < 3; round++) {
-        float sumlx = 0.0f, suml2 = 0.0f;
+    // levels for the chosen scale, then one level at a time while the weighted fit improves
+    float sumlx = 0.0f, suml2 = 0.0f;
+    for (int i = 0; i < n; i++) {
+        const int l = ggml_nearest_int(x[i] / best_scale);
+        L[i] = (uint8_t)(l < 0 ? 0 : (l > nmax ? nmax : l));
+        sumlx += w[i] * x[i] * (float) L[i];
+        suml2 += w[i] * (float) L[i] * (float) L[i];
+    }
+    for (int pass = 0; pass < 5; pass++) {
+        int changed = 0;
         for (int i = 0; i < n; i++) {
-            const int l = ggml_nearest_int(x[i] / best_scale);
-            L[i] = (uint8_t)(l < 0 ? 0 : (l > nmax ? nmax : l));
-            sumlx += w[i] * x[i] * (float) L[i];
-            suml2 += w[i] * (float) L[i] * (float) L[i];
+            float slx = sumlx - w[i] * x[i] * (float) L[i];
+            float sl2 = suml2 - w[i] * (float) L[i] * (float) L[i];
+            if (!(slx > 0.0f && sl2 > 0.0f)) {
+                continue;
+            }
+            int nl = ggml_nearest_int(x[i] * sl2 / slx);
+            nl = nl < 0 ? 0 : (nl > nmax ? nmax : nl);
+            if (nl == L[i]) {
+                continue;
+            }
+            slx += w[i] * x[i] * (float) nl;
+            sl2 += w[i] * (float) nl * (float) nl;
+            if (slx * slx * suml2 > sumlx * sumlx * sl2) {
+                L[i]  = (uint8_t) nl;
+                sumlx = slx;
+                suml2 = sl2;
+                changed++;
+            }
         }
-        if (!(suml2 > 0.0f) || sumlx / suml2 == best_scale) {
+        if (!changed) {
             break;
         }
-        best_scale = sumlx / suml2;
     }
-    return best_scale;
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
 }
 
 float ggml_quant_search_asym(int n, int nmax, const float * x, const float * w, uint8_t * L, float * the_min,
