@@ -149,7 +149,7 @@ static struct scale_fields fp16_scales_of(enum ggml_type type) {
         case GGML_TYPE_Q5_0:    s.off[0] = offsetof(block_q5_0, d); break;
         case GGML_TYPE_Q5_1:    s.off[0] = offsetof(block_q5_1, d); s.off[1] = offsetof(block_q5_1, m); break;
         case GGML_TYPE_Q8_0:    s.off[0] = offsetof(block_q8_0, d); break;
-        case GGML_TYPE_Q8_1:    s.off[0] = offsetof(block_q8_1, d); s.off[1] = offsetof(block_q8_1, s); break;
+        case GGML_TYPE_Q8_1:    s.off[0] = offsetof(block_q8_1, d); break; // s may overflow, as the family's
         case GGML_TYPE_Q2_K:    s.off[0] = offsetof(block_q2_K, d); s.off[1] = offsetof(block_q2_K, dmin); break;
         case GGML_TYPE_Q3_K:    s.off[0] = offsetof(block_q3_K, d); break;
         case GGML_TYPE_Q4_K:    s.off[0] = offsetof(block_q4_K, d); s.off[1] = offsetof(block_q4_K, dmin); break;
@@ -183,7 +183,11 @@ static bool block_scales_finite(enum ggml_type type, const uint8_t * b) {
         memcpy(&blk, b, sizeof(blk));
         return fp16_finite(ggml_iq1_m_scale(&blk));
     }
-    // MXFP4 (E8M0) and NVFP4 (UE4M3) scales decode to finite values for every byte
+    if (type == GGML_TYPE_MXFP4) {
+        // E8M0: 0xff is the NaN code (the family's validation refuses it; its decoding does not)
+        return b[offsetof(block_mxfp4, e)] != 0xff;
+    }
+    // NVFP4: every UE4M3 scale byte decodes to a finite value
     const struct scale_fields s = fp16_scales_of(type);
     for (int f = 0; f < 2; f++) {
         if (s.off[f] >= 0) {

@@ -20,7 +20,7 @@ struct scale_field {
 static const struct scale_field fp16_scales[] = {
     { GGML_TYPE_Q4_0, offsetof(block_q4_0, d) },       { GGML_TYPE_Q4_1, offsetof(block_q4_1, m) },
     { GGML_TYPE_Q5_0, offsetof(block_q5_0, d) },       { GGML_TYPE_Q5_1, offsetof(block_q5_1, d) },
-    { GGML_TYPE_Q8_0, offsetof(block_q8_0, d) },       { GGML_TYPE_Q8_1, offsetof(block_q8_1, s) },
+    { GGML_TYPE_Q8_0, offsetof(block_q8_0, d) },       { GGML_TYPE_Q8_1, offsetof(block_q8_1, d) },
     { GGML_TYPE_Q2_K, offsetof(block_q2_K, dmin) },    { GGML_TYPE_Q3_K, offsetof(block_q3_K, d) },
     { GGML_TYPE_Q4_K, offsetof(block_q4_K, d) },       { GGML_TYPE_Q5_K, offsetof(block_q5_K, dmin) },
     { GGML_TYPE_Q6_K, offsetof(block_q6_K, d) },       { GGML_TYPE_IQ2_XXS, offsetof(block_iq2_xxs, d) },
@@ -57,10 +57,7 @@ static void test_validate_accepts(void) {
         if (ggml_quants_row_w(type) == NULL) {
             continue;
         }
-        // Q8_1 also stores d * (sum of the levels) as fp16: above ~1e3 that overflows to Inf,
-        // which the family's validation refuses too
-        const int top = type == GGML_TYPE_Q8_1 ? 2 : 4;
-        for (int s = -6; s <= top; s += 2) {
+        for (int s = -6; s <= 4; s += 2) {
             fill_gauss(x, N_PER_ROW * N_ROWS, pow(10.0, s));
             const size_t w = ggml_quantize_chunk(type, x, q, 0, N_ROWS, N_PER_ROW, NULL);
             TEST_CHECK_MSG(w == rb * N_ROWS && ggml_validate_row_data(type, q, w), "%s: quantized row at 1e%d",
@@ -107,11 +104,23 @@ static void test_validate_refuses(void) {
     TEST_CHECK(!ggml_validate_row_data(GGML_TYPE_IQ1_M, m1, sizeof(m1)));
     TEST_CHECK(test_log_error_count() == 1);
     test_log_capture_end();
-    // MXFP4 / NVFP4: every scale byte decodes to a finite value
+    // MXFP4: the E8M0 NaN code 0xff is refused, every other exponent accepted; NVFP4: every
+    // UE4M3 scale byte decodes to a finite value
     uint8_t fp4[36 * 2];
-    memset(fp4, 0xff, sizeof(fp4));
+    memset(fp4, 0xfe, sizeof(fp4));
     TEST_CHECK(ggml_validate_row_data(GGML_TYPE_MXFP4, fp4, 17 * 4));
+    fp4[17 * 3] = 0xff;
+    test_log_capture_begin();
+    TEST_CHECK(!ggml_validate_row_data(GGML_TYPE_MXFP4, fp4, 17 * 4));
+    TEST_CHECK(test_log_error_count() == 1 && strstr(test_log_text(), "block 3 of 4") != NULL);
+    test_log_capture_end();
+    memset(fp4, 0xff, sizeof(fp4));
     TEST_CHECK(ggml_validate_row_data(GGML_TYPE_NVFP4, fp4, 36 * 2));
+    // Q8_1: the level sum s is not a scale and may overflow (the family does not check it)
+    block_q8_1 q81[1];
+    memset(q81, 0, sizeof(q81));
+    q81[0].s = 0x7c00;
+    TEST_CHECK(ggml_validate_row_data(GGML_TYPE_Q8_1, q81, sizeof(q81)));
 }
 
 static void test_chunk_bad_args(void) {
