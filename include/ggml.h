@@ -522,6 +522,24 @@ extern "C" {
 
     GGML_API bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbytes);
 
+    // quantization
+    //
+    // ggml_quantize_chunk quantizes nrows rows of n_per_row floats from src + start into dst
+    // (start must be on a row; dst is the start of the whole tensor). imatrix: n_per_row
+    // importance weights, or NULL. Returns the bytes written, 0 after logging on bad arguments or
+    // a type without a quantizer (IQ1/IQ2/IQ3 and NVFP4 are dequantize-only for now).
+    GGML_API void   ggml_quantize_init(enum ggml_type type); // nothing to prepare; kept for the family's callers
+    GGML_API void   ggml_quantize_free(void);
+    GGML_API bool   ggml_quantize_requires_imatrix(enum ggml_type type);
+    GGML_API size_t ggml_quantize_chunk(
+            enum ggml_type   type,
+               const float * src,
+                      void * dst,
+                   int64_t   start,
+                   int64_t   nrows,
+                   int64_t   n_per_row,
+               const float * imatrix);
+
     // contexts
 
     GGML_API struct ggml_context * ggml_init (struct ggml_init_params params); // NULL on failure
