@@ -262,8 +262,8 @@ static void test_mul_mat_gemv(void) {
 }
 
 static void test_mul_mat_cols(void) {
-    // the few-columns path: every M from 1 to 17 (1..4 take the GEMV kernel, 5..16 gemv_cols,
-    // 17 the GEMM),
+    // the few-columns path: every M from 1 to 17 (1..4 take the GEMV kernel, 5..16 gemv_cols
+    // (5..8 with F32 weights), the rest the GEMM),
     // odd K (vector tails; 2053 crosses the kernels' 2048-deep k blocks), N no multiple of the
     // kernels' 3 or 4 row tiles
     static const int64_t ks[] = { 37, 2053 };

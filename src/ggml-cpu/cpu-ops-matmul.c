@@ -18,8 +18,11 @@
 
 #include <string.h>
 
-// rows of B from which the few-columns kernel computes MUL_MAT (below: the GEMV kernel)
-#define MM_COLS_MIN (GGML_MM_GEMV_M + 1)
+// rows of B from which the few-columns kernel computes MUL_MAT (below: the GEMV kernel), and the
+// most with F32 weights: past 8 rows the GEMM is faster on F32 (no widening to amortise), while
+// with F16/BF16 weights gemv_cols stays ahead up to GGML_MM_COLS_MAX (docs/cpu-perf.md)
+#define MM_COLS_MIN     (GGML_MM_GEMV_M + 1)
+#define MM_COLS_F32_MAX 8
 
 // A plan of one node, computed the same way by work_size (n_threads) and forward (nth).
 struct mm_plan {
@@ -113,7 +116,8 @@ static void mm_make_plan(const struct ggml_tensor * op, int nth, struct mm_plan 
     }
 
     const bool a_rows = p->K > 0 && p->a.s_k == (int64_t) ggml_mm_type_size(a->type);
-    p->cols = a_rows && p->M >= MM_COLS_MIN && p->M <= GGML_MM_COLS_MAX;
+    p->cols = a_rows && p->M >= MM_COLS_MIN &&
+              p->M <= (a->type == GGML_TYPE_F32 ? MM_COLS_F32_MAX : GGML_MM_COLS_MAX);
     p->gemv = (a_rows && p->M <= GGML_MM_GEMV_M) || p->cols;
     if (p->gemv) {
         // B rows used in place: F32, contiguous along k, float-aligned (views may start anywhere)
