@@ -2,7 +2,7 @@
 // VISION, optional frequency factors, YaRN. Semantics as docs/op-params.md and tests/ref/ref-rope.c.
 //
 // Each thread first tabulates what depends only on the pair index p (which of the four positions
-// the pair uses, its inverse frequency pow(theta_scale, exponent)/freq_factor and its YaRN mix),
+// the pair uses, its inverse frequency theta_scale^exponent/freq_factor and its YaRN mix),
 // then walks its rows; for each new token (i2) it fills a cos/sin cache (in double, stored as
 // float) that serves the ne1 rows (heads) of that token, and rotates rows with the kernel table's
 // rope kernels (cpu-kernels.h). When a token's position is the previous token's plus one (the
@@ -200,6 +200,13 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
         corr1 = end < rp->n_dims - 1 ? end : rp->n_dims - 1;
     }
     const float * f = ff != NULL ? (const float *) ff->data : NULL;
+    // theta_scale^e for e = 0 .. n_pairs-1 by repeated products (a pow per pair cost more than
+    // rotating a one-token row; n_pairs products drift by ~n_pairs roundings of a double)
+    double * pw = s->c1; // free until the first recurrence step needs it
+    pw[0] = 1.0;
+    for (int64_t e = 1; e < rp->n_pairs; e++) {
+        pw[e] = pw[e - 1]*theta_scale;
+    }
     for (int64_t p = 0; p < rp->n_pairs; p++) {
         int which = 0;
         int64_t exponent = p;
@@ -210,7 +217,7 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
             }
         }
         s->which[p] = which;
-        const double inv = pow(theta_scale, (double) exponent) / (f != NULL ? (double) f[p] : 1.0);
+        const double inv = pw[exponent] / (f != NULL ? (double) f[p] : 1.0);
         double mix = 0.0;
         if (rp->ext_factor != 0.0f) {
             // 1 below corr0, 0 above corr1, linear in between
@@ -221,8 +228,6 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
         }
         // theta = interp*(1 - mix) + extrap*mix with extrap = pos*inv, interp = freq_scale*extrap
         s->w[p]  = inv*((double) rp->freq_scale*(1.0 - mix) + mix);
-        s->c1[p] = cos(s->w[p]);
-        s->s1[p] = sin(s->w[p]);
     }
     double mscale = rp->attn_factor;
     if (rp->ext_factor != 0.0f) {
@@ -288,7 +293,8 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
     ggml_cpu_split_range(ne1*ne2*op->ne[3], params->ith, params->nth, &r0, &r1);
     int64_t cached_i2 = -1;
     int64_t cached_pos = 0;
-    int     steps = 0; // recurrence steps since the angles were last computed afresh
+    int     steps = 0;      // recurrence steps since the angles were last computed afresh
+    bool    have_c1 = false; // c1/s1 filled (only when a step happens: one-token calls skip them)
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i1 = r % ne1;
         const int64_t i2 = (r / ne1) % ne2;
@@ -301,6 +307,13 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
                 }
             }
             const bool step = !rp.multi && cached_i2 >= 0 && positions[i2] == cached_pos + 1 && steps < ROPE_MAX_STEPS;
+            if (step && !have_c1) {
+                for (int64_t p = 0; p < rp.n_pairs; p++) {
+                    s.c1[p] = cos(s.w[p]);
+                    s.s1[p] = sin(s.w[p]);
+                }
+                have_c1 = true;
+            }
             rope_cache(&rp, &s, pos, mscale, step);
             steps      = step ? steps + 1 : 0;
             cached_i2  = i2;
