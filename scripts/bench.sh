@@ -74,3 +74,8 @@ fi
 cmake --build "$dir" -j "$jobs" --target bench-graph-overhead >>"$dir.build.log" 2>&1 || { tail -n 40 "$dir.build.log"; exit 1; }
 echo
 "$dir/bench/graph-overhead"
+
+# few columns (M = 1 .. 16) as GB/s of weights beside the memory read (docs/bench-matmul.md)
+cmake --build "$dir" -j "$jobs" --target bench-matmul-cols >>"$dir.build.log" 2>&1 || { tail -n 40 "$dir.build.log"; exit 1; }
+echo
+"$dir/bench/matmul-cols"

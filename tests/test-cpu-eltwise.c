@@ -571,6 +571,12 @@ static void test_copies(void) {
         check_node(ggml_cont(g_ctx, mk4(float_types[s], 100, 70, 2, 1, L_TRANS, -3, 3)), 2, B_EXACT, "cont %s transposed tiles",
                 ggml_type_name(float_types[s]));
     }
+    // sources whose contiguous dim is dim 2 (permute [2,1,0,3]): the tiled copy in that plane
+    for (int s = 0; s < 3; s++) {
+        ctx_reset();
+        check_node(ggml_cont(g_ctx, mk4(float_types[s], 70, 3, 100, 2, L_PERM, -3, 3)), 2, B_EXACT, "cont %s permuted tiles",
+                ggml_type_name(float_types[s]));
+    }
     // dup_inplace: the node is its own source
     ctx_reset();
     check_node(ggml_dup_inplace(g_ctx, mk(GGML_TYPE_F32, shape_small, L_CONTIG, -3, 3)), 1, B_EXACT, "dup in place");

@@ -43,6 +43,7 @@ static void check_complete(const struct ggml_cpu_kernels * kt, const char * lv) 
         TEST_CHECK_MSG(kt->attn_dot[r] != NULL && kt->attn_axpy[r] != NULL, "[%s] attention slot %d", lv, r);
     }
     TEST_CHECK_MSG(kt->conv2d_tile && kt->rope_normal && kt->rope_half, "[%s] conv/rope kernels", lv);
+    TEST_CHECK_MSG(kt->gemv_cols != NULL, "[%s] few-columns matrix product", lv);
     int n_quant = 0;
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
         n_quant += kt->quant[t].vec_dot != NULL || kt->quant[t].from_float != NULL;
@@ -186,6 +187,61 @@ static void check_rope(const struct ggml_cpu_kernels * kt, const char * lv) {
     }
 }
 
+// gemv_cols against double sums: every nb 1..GGML_MM_COLS_MAX, the three weight types, K with
+// vector tails and across the kernels' k blocks, row counts around their 3/4-row tiles, ldo > nn.
+// Bound: |got - ref| <= 1e-5 * sum |a*b| (float accumulation of K terms, K <= 4099).
+static void check_gemv_cols(const struct ggml_cpu_kernels * kt, const char * lv) {
+    enum { CK = 4099, CN = 13, CLDO = 16 };
+    static unsigned char araw[CN*CK*4];
+    static float         afl[CN*CK];
+    static float         bm[GGML_MM_COLS_MAX][CK];
+    static float         out[GGML_MM_COLS_MAX*CLDO];
+    static const int     ks[] = { 1, 7, 37, 2053, 4099 };
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+    for (size_t ti = 0; ti < 3; ti++) {
+        const enum ggml_type t  = types[ti];
+        const size_t         es = ggml_type_size(t);
+        for (size_t ki = 0; ki < sizeof(ks)/sizeof(ks[0]); ki++) {
+            const int K = ks[ki];
+            for (int i = 0; i < CN*K; i++) {
+                afl[i] = store_elem(t, araw + (size_t) i*es, rnd());
+            }
+            const float * bp[GGML_MM_COLS_MAX];
+            for (int m = 0; m < GGML_MM_COLS_MAX; m++) {
+                for (int k = 0; k < K; k++) {
+                    bm[m][k] = rnd();
+                }
+                bp[m] = bm[m];
+            }
+            const struct ggml_mm_src a = { (const char *) araw, t, (int64_t) es*K, (int64_t) es };
+            for (int nb = 1; nb <= GGML_MM_COLS_MAX; nb++) {
+                const int nn = 1 + (nb*5) % CN; // 1 .. 13 rows, starting at row 13 - nn
+                const int n0 = CN - nn;
+                for (int i = 0; i < GGML_MM_COLS_MAX*CLDO; i++) {
+                    out[i] = -12345.0f;
+                }
+                kt->gemv_cols(&a, n0, nn, K, bp, nb, out, CLDO);
+                int bad = 0;
+                for (int m = 0; m < nb; m++) {
+                    for (int i = 0; i < nn; i++) {
+                        double ref = 0.0, mag = 0.0;
+                        for (int k = 0; k < K; k++) {
+                            const double p = (double) afl[(n0 + i)*K + k]*bm[m][k];
+                            ref += p;
+                            mag += fabs(p);
+                        }
+                        bad += !(fabs(out[m*CLDO + i] - ref) <= 1e-5*mag);
+                    }
+                    for (int i = nn; i < CLDO; i++) {
+                        bad += out[m*CLDO + i] != -12345.0f; // nothing written past nn
+                    }
+                }
+                TEST_CHECK_MSG(bad == 0, "[%s] gemv_cols %s K=%d nb=%d nn=%d: %d wrong", lv, ggml_type_name(t), K, nb, nn, bad);
+            }
+        }
+    }
+}
+
 static void check_types(void) {
     int n_mm = 0;
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
@@ -230,6 +286,7 @@ int main(void) {
         check_attn(kt, lv);
         check_conv(kt, lv);
         check_rope(kt, lv);
+        check_gemv_cols(kt, lv);
     }
     TEST_CHECK(ggml_cpu_kernels_get(true)->level == GGML_CPU_ISA_PORTABLE);
     TEST_CHECK(ggml_cpu_kernels_get(false)->level == top);

@@ -261,6 +261,27 @@ static void test_mul_mat_gemv(void) {
     mul_mat_case(GGML_TYPE_F16,  GGML_TYPE_F32,  65,  20, 1, 2, 3, 4, 3, L_B_PERM);
 }
 
+static void test_mul_mat_cols(void) {
+    // the few-columns path: every M from 1 to 17 (1..4 take the GEMV kernel, 5..16 gemv_cols
+    // (5..8 with F32 weights), the rest the GEMM),
+    // odd K (vector tails; 2053 crosses the kernels' 2048-deep k blocks), N no multiple of the
+    // kernels' 3 or 4 row tiles
+    static const int64_t ks[] = { 37, 2053 };
+    for (int64_t M = 1; M <= 17; M++) {
+        for (size_t ki = 0; ki < sizeof(ks)/sizeof(ks[0]); ki++) {
+            for (int t = 0; t < 3; t++) {
+                mul_mat_case(k_types[t], GGML_TYPE_F32, ks[ki], 53, M, 1, 1, 1, 1, 0);
+            }
+        }
+    }
+    // converted or gathered activations, broadcast batches, a single row of A, K < 8
+    mul_mat_case(GGML_TYPE_F16,  GGML_TYPE_F16,  301, 70, 9,  1, 1, 1, 1, 0);
+    mul_mat_case(GGML_TYPE_BF16, GGML_TYPE_F32,  129, 40, 7,  1, 1, 1, 1, L_B_T);
+    mul_mat_case(GGML_TYPE_F32,  GGML_TYPE_F32,  65,  20, 16, 2, 3, 4, 3, L_B_PERM);
+    mul_mat_case(GGML_TYPE_F16,  GGML_TYPE_F32,  4099, 1, 11, 1, 1, 1, 1, 0);
+    mul_mat_case(GGML_TYPE_BF16, GGML_TYPE_F32,  5,   31, 12, 1, 1, 1, 1, 0);
+}
+
 static void test_mul_mat_batched(void) {
     // broadcasting of a over b's dims 2 and 3, and non-contiguous layouts
     static const int layouts[] = { 0, L_A_PERM, L_A_VIEW, L_B_T, L_B_PERM, L_A_PERM | L_B_T, L_A_VIEW | L_B_PERM };
@@ -366,6 +387,7 @@ static void test_empty_k(void) {
 static void run_all(void) {
     test_mul_mat_shapes();
     test_mul_mat_gemv();
+    test_mul_mat_cols();
     test_mul_mat_batched();
     test_out_prod();
     test_reference_mode();

@@ -328,6 +328,7 @@ struct rope_case {
     int sections[4];
     bool ff, yarn, inplace;
     int layout; // 0 contiguous, 1 padded rows, 2 transposed (dims 0 and 1 swapped in memory)
+    bool seq;   // consecutive positions (runs, a repeat and a jump) instead of random ones
 };
 
 static tensor * build_rope(const void * arg) {
@@ -344,6 +345,14 @@ static tensor * build_rope(const void * arg) {
         return NULL;
     }
     fill_uniform(pos, 0.0, 3000.0);
+    if (c->seq) {
+        // the cache advances by rotation along runs of consecutive positions: runs longer than
+        // its restart interval (64), a repeated position, a jump backwards, large positions
+        int32_t * pd = (int32_t *) pos->data;
+        for (int64_t i = 0; i < c->ne[2]; i++) {
+            pd[i] = (int32_t) (i < 150 ? 20000 + i : (i == 150 ? 20149 : 7 + i));
+        }
+    }
     tensor * ff = NULL;
     const int n_pairs = c->mode == GGML_ROPE_TYPE_VISION ? c->n_dims : c->n_dims/2;
     if (c->ff) {
@@ -384,13 +393,22 @@ static void test_rope(void) {
                 for (int v = 0; v < 4; v++) { // bit 0: freq factors, bit 1: YaRN
                     const int layout = (int) ((s + (size_t) v) % 3);
                     struct rope_case c = { types[t], { shapes[s].ne0, shapes[s].ne1, shapes[s].ne2, shapes[s].ne3 },
-                        shapes[s].n_dims, modes[m], { 0, 0, 0, 0 }, (v & 1) != 0, (v & 2) != 0, v == 3 && layout == 0, layout };
+                        shapes[s].n_dims, modes[m], { 0, 0, 0, 0 }, (v & 1) != 0, (v & 2) != 0, v == 3 && layout == 0, layout, false };
                     snprintf(label, sizeof(label), "ROPE %s mode %d [%lld,%lld,%lld,%lld] n_dims %d ff %d yarn %d layout %d inplace %d",
                             ggml_type_name(c.type), c.mode, (long long) c.ne[0], (long long) c.ne[1], (long long) c.ne[2],
                             (long long) c.ne[3], c.n_dims, c.ff, c.yarn, c.layout, c.inplace);
                     run_case(label, build_rope, &c, c.type == GGML_TYPE_F16 ? NMSE_F16_OUT : c.type == GGML_TYPE_BF16 ? NMSE_BF16_OUT : NMSE_F32);
                 }
             }
+        }
+    }
+    // consecutive positions (the cache's recurrence), 300 tokens, both single-position modes
+    for (size_t m = 0; m < 2; m++) {
+        for (int v = 0; v < 4; v++) {
+            struct rope_case c = { GGML_TYPE_F32, { 64, 2, 300, 1 }, 64, modes[m], { 0, 0, 0, 0 }, (v & 1) != 0,
+                (v & 2) != 0, false, 0, true };
+            snprintf(label, sizeof(label), "ROPE F32 mode %d consecutive positions ff %d yarn %d", c.mode, c.ff, c.yarn);
+            run_case(label, build_rope, &c, NMSE_F32);
         }
     }
     // multi-section modes
@@ -408,7 +426,7 @@ static void test_rope(void) {
             for (int v = 0; v < 4; v++) {
                 const int layout = (int) ((i + (size_t) v) % 3);
                 struct rope_case c = { types[t], { multi[i].ne0, 3, 5, 1 }, multi[i].n_dims, multi[i].mode,
-                    { multi[i].sec[0], multi[i].sec[1], multi[i].sec[2], multi[i].sec[3] }, (v & 1) != 0, (v & 2) != 0, false, layout };
+                    { multi[i].sec[0], multi[i].sec[1], multi[i].sec[2], multi[i].sec[3] }, (v & 1) != 0, (v & 2) != 0, false, layout, false };
                 snprintf(label, sizeof(label), "ROPE %s mode %d ne0 %lld n_dims %d sections %d,%d,%d,%d ff %d yarn %d layout %d",
                         ggml_type_name(c.type), c.mode, (long long) c.ne[0], c.n_dims, c.sections[0], c.sections[1],
                         c.sections[2], c.sections[3], c.ff, c.yarn, c.layout);

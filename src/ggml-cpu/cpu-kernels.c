@@ -63,6 +63,7 @@ static void fill_table(struct ggml_cpu_kernels * t, const struct ggml_cpu_kernel
         FILL(attn_dot[r])
         FILL(attn_axpy[r])
     }
+    FILL(gemv_cols)
     FILL(conv2d_tile)
     FILL(rope_normal)
     FILL(rope_half)

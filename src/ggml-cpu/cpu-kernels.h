@@ -46,6 +46,14 @@ typedef void (*ggml_cpu_rope_normal_fn)(int64_t n, const float * x, float * y, c
 //     y[p] = x[p]*c[p] - x[p+half]*s[p],  y[p+half] = x[p]*s[p] + x[p+half]*c[p]
 typedef void (*ggml_cpu_rope_half_fn)(int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s);
 
+// The few-columns matrix product (MUL_MAT with a few rows of B: small batches, speculative
+// decoding): out[m*ldo + i] = dot(A row n0+i, b[m]) for i < nn, m < nb, the ggml_mm_gemv_fn
+// contract (matmul-impl.h) with nb from 1 to GGML_MM_COLS_MAX. Every weight is read from memory
+// once for all nb columns (k-blocked so that the B block stays in L2). cpu-ops-matmul.c uses it
+// for 5 .. GGML_MM_COLS_MAX rows; the GEMV kernel (mm->gemv) already does so for 1 .. 4.
+#define GGML_MM_COLS_MAX 16
+typedef ggml_mm_gemv_fn ggml_cpu_gemv_cols_fn;
+
 // Quantized dot products (the extension point for quantized types; empty today). The signature
 // is the family's ggml_vec_dot_t (ggml-cpu.h): s[0] = dot of n elements of the weight row x (the
 // slot's type) with the activation row y (of type vec_dot_type, e.g. Q8_0 for Q4_0); bs, bx, by
@@ -69,6 +77,8 @@ struct ggml_cpu_kernels {
     const struct ggml_vec_funcs *  vec;
     // GEMM micro-kernel, A packer and GEMV of the float types (matmul-impl.h); replaced as a whole
     const struct ggml_mm_kernels * mm;
+    // matrix product with up to GGML_MM_COLS_MAX rows of B, F32/F16/BF16 weights (see above)
+    ggml_cpu_gemv_cols_fn gemv_cols;
 
     // FLASH_ATTN_EXT: slot r (1 .. GGML_CPU_ATTN_ROWS) serves r query rows; slot 0 is unused
     ggml_cpu_attn_dot_fn  attn_dot [GGML_CPU_ATTN_ROWS + 1];

@@ -156,31 +156,53 @@ static inline void copy_unravel(int64_t i, const int64_t ne[4], int64_t idx[4]) 
     idx[3] = i / ne[2];
 }
 
-// Same type and shape, the source transposed (its dim 1 is the contiguous one): tiles of
-// COPY_TILE x COPY_TILE elements, so that the lines read across the source's rows are reused
-// from cache for a whole tile instead of one element each.
+// Same type and shape, the source permuted so that its contiguous dim is d (1, 2 or 3) rather
+// than 0 (a transpose, or e.g. permute [2,1,0,3]): tiles of COPY_TILE x COPY_TILE elements in the
+// plane of dims 0 and d, so that the lines read across the source's dim 0 are reused from cache
+// for a whole tile instead of one element each; the other two dims index the tiles' planes.
 #define COPY_TILE 32
 
 static void copy_transposed(const struct ggml_compute_params * params, struct ggml_tensor * dst,
-        const struct ggml_tensor * src) {
+        const struct ggml_tensor * src, int d) {
     const size_t  es  = ggml_type_size(dst->type);
-    const int64_t ne0 = dst->ne[0], ne1 = dst->ne[1], ne2 = dst->ne[2];
-    const int64_t nt1 = (ne1 + COPY_TILE - 1) / COPY_TILE;
+    const int64_t ne0 = dst->ne[0];
+    int o[2], k = 0; // the two dims other than 0 and d
+    for (int dd = 1; dd < 4; dd++) {
+        if (dd != d) {
+            o[k++] = dd;
+        }
+    }
+    const int64_t ntd = (dst->ne[d] + COPY_TILE - 1) / COPY_TILE;
     int64_t u0, u1;
-    ggml_cpu_split_range(nt1*ne2*dst->ne[3], params->ith, params->nth, &u0, &u1);
+    ggml_cpu_split_range(ntd*dst->ne[o[0]]*dst->ne[o[1]], params->ith, params->nth, &u0, &u1);
     for (int64_t u = u0; u < u1; u++) {
-        const int64_t i1b  = (u % nt1)*COPY_TILE;
-        const int64_t i1e  = i1b + COPY_TILE < ne1 ? i1b + COPY_TILE : ne1;
-        const int64_t i2   = (u / nt1) % ne2;
-        const int64_t i3   = u / (nt1*ne2);
+        int64_t idx[4] = { 0, 0, 0, 0 };
+        const int64_t jb = (u % ntd)*COPY_TILE;
+        const int64_t je = jb + COPY_TILE < dst->ne[d] ? jb + COPY_TILE : dst->ne[d];
+        idx[o[0]] = (u / ntd) % dst->ne[o[0]];
+        idx[o[1]] = u / (ntd*dst->ne[o[0]]);
         for (int64_t i0b = 0; i0b < ne0; i0b += COPY_TILE) {
             const int64_t m = ne0 - i0b < COPY_TILE ? ne0 - i0b : COPY_TILE;
-            for (int64_t i1 = i1b; i1 < i1e; i1++) {
-                ggml_vec_copy_elems(copy_row_ptr(dst, i1, i2, i3) + i0b*es, es,
-                        copy_row_ptr(src, i1, i2, i3) + i0b*src->nb[0], src->nb[0], m, es);
+            for (int64_t j = jb; j < je; j++) {
+                idx[d] = j;
+                ggml_vec_copy_elems(copy_row_ptr(dst, idx[1], idx[2], idx[3]) + i0b*es, es,
+                        copy_row_ptr(src, idx[1], idx[2], idx[3]) + i0b*src->nb[0], src->nb[0], m, es);
             }
         }
     }
+}
+
+// the dim (1..3) along which src's elements are adjacent, when it is not dim 0; 0 otherwise
+static int copy_contiguous_dim(const struct ggml_tensor * src, size_t es) {
+    if (src->nb[0] == es) {
+        return 0;
+    }
+    for (int d = 1; d < 4; d++) {
+        if (src->nb[d] == es && src->ne[d] > 1) {
+            return d;
+        }
+    }
+    return 0;
 }
 
 static void dup_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst, const struct ggml_vec_funcs * vf) {
@@ -223,10 +245,12 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
         return;
     }
 
-    if (src->type == dst->type && ggml_are_same_shape(src, dst) && src->nb[0] != es && src->nb[1] == es &&
-        dst->nb[0] == es && src->ne[1] > 1) {
-        copy_transposed(params, dst, src);
-        return;
+    if (src->type == dst->type && ggml_are_same_shape(src, dst) && dst->nb[0] == es) {
+        const int d = copy_contiguous_dim(src, es);
+        if (d != 0) {
+            copy_transposed(params, dst, src, d);
+            return;
+        }
     }
 
     // walk both tensors in row-major order, a segment at a time (a segment ends where a row of

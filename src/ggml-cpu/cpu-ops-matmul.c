@@ -9,12 +9,20 @@
 //     the thread's own packing buffers (ggml_mm_gemm_block).
 //   * GEMV (at most GGML_MM_GEMV_M rows of B, A rows contiguous along k): memory-bound, every
 //     weight row streamed once; items are chunks of A's rows.
+//   * few columns (MM_COLS_MIN .. GGML_MM_COLS_MAX rows of B, A rows contiguous): the same items,
+//     computed by the table's gemv_cols kernel, which reads every weight once for all columns.
 
 #include "ggml-cpu-impl.h"
 #include "matmul-impl.h"
 #include "cpu-kernels.h"
 
 #include <string.h>
+
+// rows of B from which the few-columns kernel computes MUL_MAT (below: the GEMV kernel), and the
+// most with F32 weights: past 8 rows the GEMM is faster on F32 (no widening to amortise), while
+// with F16/BF16 weights gemv_cols stays ahead up to GGML_MM_COLS_MAX (docs/cpu-perf.md)
+#define MM_COLS_MIN     (GGML_MM_GEMV_M + 1)
+#define MM_COLS_F32_MAX 8
 
 // A plan of one node, computed the same way by work_size (n_threads) and forward (nth).
 struct mm_plan {
@@ -28,6 +36,7 @@ struct mm_plan {
     int64_t c_nb2, c_nb3;
     int64_t ldc;             // floats
     bool    gemv;
+    bool    cols;            // GEMV items computed by the few-columns kernel
     bool    b_direct;        // GEMV: B rows usable in place (F32, contiguous along k)
     int64_t n_blk, nci;      // GEMM column blocks / GEMV row chunks and their size
     int64_t m_blk, mci;      // GEMM row blocks
@@ -106,7 +115,10 @@ static void mm_make_plan(const struct ggml_tensor * op, int nth, struct mm_plan 
         return;
     }
 
-    p->gemv = p->M <= GGML_MM_GEMV_M && p->K > 0 && p->a.s_k == (int64_t) ggml_mm_type_size(a->type);
+    const bool a_rows = p->K > 0 && p->a.s_k == (int64_t) ggml_mm_type_size(a->type);
+    p->cols = a_rows && p->M >= MM_COLS_MIN &&
+              p->M <= (a->type == GGML_TYPE_F32 ? MM_COLS_F32_MAX : GGML_MM_COLS_MAX);
+    p->gemv = (a_rows && p->M <= GGML_MM_GEMV_M) || p->cols;
     if (p->gemv) {
         // B rows used in place: F32, contiguous along k, float-aligned (views may start anywhere)
         p->b_direct = p->b.type == GGML_TYPE_F32 && p->b.s_k == (int64_t) sizeof(float) &&
@@ -227,7 +239,8 @@ enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * para
     }
     float * scratch = per_thread ? (float *) params->wdata + per_thread*(size_t) params->ith : NULL;
 
-    const struct ggml_mm_kernels * kr = ggml_cpu_kernels_get(params->use_ref)->mm;
+    const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_get(params->use_ref);
+    const struct ggml_mm_kernels  * kr = kt->mm;
 
     const int64_t per_batch = p.n_blk*p.m_blk;
     int64_t       converted = -1; // GEMV: batch whose B rows sit in scratch
@@ -241,7 +254,7 @@ enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * para
         if (p.gemv) {
             const int64_t n0 = rest*p.nci;
             const int64_t nn = MIN(p.nci, p.N - n0);
-            const float * brow[GGML_MM_GEMV_M];
+            const float * brow[GGML_MM_COLS_MAX];
             for (int64_t m = 0; m < p.M; m++) {
                 if (p.b_direct) {
                     brow[m] = (const float *)(const void *)(b.data + m*b.s_r);
@@ -254,7 +267,7 @@ enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * para
                 }
             }
             converted = batch;
-            kr->gemv(&a, n0, nn, p.K, brow, (int) p.M, c + n0, p.ldc);
+            (p.cols ? kt->gemv_cols : kr->gemv)(&a, n0, nn, p.K, brow, (int) p.M, c + n0, p.ldc);
         } else {
             const int64_t nb_i = rest / p.m_blk;
             const int64_t mb_i = rest % p.m_blk;

@@ -2,10 +2,12 @@
 // VISION, optional frequency factors, YaRN. Semantics as docs/op-params.md and tests/ref/ref-rope.c.
 //
 // Each thread first tabulates what depends only on the pair index p (which of the four positions
-// the pair uses, its inverse frequency pow(theta_scale, exponent)/freq_factor and its YaRN mix),
-// then walks its rows; for each new token (i2) it fills a cos/sin cache (angles in double, stored
-// as float) that serves the ne1 rows (heads) of that token, and rotates rows with the kernel
-// table's rope kernels (cpu-kernels.h).
+// the pair uses, its inverse frequency theta_scale^exponent/freq_factor and its YaRN mix),
+// then walks its rows; for each new token (i2) it fills a cos/sin cache (in double, stored as
+// float) that serves the ne1 rows (heads) of that token, and rotates rows with the kernel table's
+// rope kernels (cpu-kernels.h). When a token's position is the previous token's plus one (the
+// usual case), the cache is advanced by a rotation instead of new cos/sin calls: with few heads
+// per token those calls, not the rotations, were most of the op's time.
 
 #include "cpu-ops-nn.h"
 #include "cpu-kernels.h"
@@ -92,14 +94,16 @@ bool ggml_cpu_rope_supports(const struct ggml_tensor * op) {
 }
 
 // per-thread scratch, each piece rounded up to a cache line:
-//   inv   double [n_pairs]   inverse frequency of pair p (freq factor included)
-//   mix   double [n_pairs]   YaRN extrapolation mix of pair p
+//   w     double [n_pairs]   angle of pair p per unit of position (frequency, freq factor, YaRN mix)
+//   cd,sd double [n_pairs]   cos/sin of pair p at the last cached position (before mscale)
+//   c1,s1 double [n_pairs]   cos/sin of w[p]: one position further is a rotation by them
 //   which int    [n_pairs]   position (0..3) pair p rotates by
 //   cs    float  [2*ne0]     cos/sin cache of the current token
 //   row   float  [ne0]       a row converted to float
 struct rope_scratch {
-    double  * inv;
-    double  * mix;
+    double  * w;
+    double  * cd, * sd;
+    double  * c1, * s1;
     int32_t * which;
     float   * cs;
     float   * row;
@@ -110,7 +114,7 @@ static size_t rope_pad(size_t n) {
 }
 
 static size_t rope_thread_bytes(int64_t ne0, int64_t n_pairs) {
-    return 2*rope_pad((size_t) n_pairs*sizeof(double)) + rope_pad((size_t) n_pairs*sizeof(int32_t)) +
+    return 5*rope_pad((size_t) n_pairs*sizeof(double)) + rope_pad((size_t) n_pairs*sizeof(int32_t)) +
            rope_pad((size_t) 2*ne0*sizeof(float)) + rope_pad((size_t) ne0*sizeof(float));
 }
 
@@ -128,8 +132,11 @@ int ggml_cpu_rope_n_tasks(const struct ggml_tensor * op, int n_threads) {
 static struct rope_scratch rope_scratch_of(const struct ggml_compute_params * params, int64_t ne0, int64_t n_pairs) {
     char * p = (char *) params->wdata + (size_t) params->ith*rope_thread_bytes(ne0, n_pairs);
     struct rope_scratch s;
-    s.inv   = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
-    s.mix   = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.w     = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.cd    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.sd    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.c1    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.s1    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
     s.which = (int32_t *) p; p += rope_pad((size_t) n_pairs*sizeof(int32_t));
     s.cs    = (float *)   p; p += rope_pad((size_t) 2*ne0*sizeof(float));
     s.row   = (float *)   p;
@@ -193,6 +200,13 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
         corr1 = end < rp->n_dims - 1 ? end : rp->n_dims - 1;
     }
     const float * f = ff != NULL ? (const float *) ff->data : NULL;
+    // theta_scale^e for e = 0 .. n_pairs-1 by repeated products (a pow per pair cost more than
+    // rotating a one-token row; n_pairs products drift by ~n_pairs roundings of a double)
+    double * pw = s->c1; // free until the first recurrence step needs it
+    pw[0] = 1.0;
+    for (int64_t e = 1; e < rp->n_pairs; e++) {
+        pw[e] = pw[e - 1]*theta_scale;
+    }
     for (int64_t p = 0; p < rp->n_pairs; p++) {
         int which = 0;
         int64_t exponent = p;
@@ -203,7 +217,7 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
             }
         }
         s->which[p] = which;
-        s->inv[p]   = pow(theta_scale, (double) exponent) / (f != NULL ? (double) f[p] : 1.0);
+        const double inv = pw[exponent] / (f != NULL ? (double) f[p] : 1.0);
         double mix = 0.0;
         if (rp->ext_factor != 0.0f) {
             // 1 below corr0, 0 above corr1, linear in between
@@ -212,7 +226,8 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
             y = y < 0.0 ? 0.0 : (y > 1.0 ? 1.0 : y);
             mix = (1.0 - y)*rp->ext_factor;
         }
-        s->mix[p] = mix;
+        // theta = interp*(1 - mix) + extrap*mix with extrap = pos*inv, interp = freq_scale*extrap
+        s->w[p]  = inv*((double) rp->freq_scale*(1.0 - mix) + mix);
     }
     double mscale = rp->attn_factor;
     if (rp->ext_factor != 0.0f) {
@@ -221,18 +236,30 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
     return mscale;
 }
 
+// a position one further than the cached one is computed by rotating the cached cos/sin (two
+// multiply-adds per pair instead of a cos and a sin); every this many steps the angles are computed
+// afresh, which bounds the drift of the recurrence to a few hundred double roundings (~1e-14)
+#define ROPE_MAX_STEPS 64
+
 // cos/sin cache of a token with positions pos[4]. NORMAL: cc[j], ss[j] for j < n_dims with the
 // pair's cos twice and its sin as (-s, s), so a row rotates as x*cc + swap_pairs(x)*ss.
-// Other modes: cos at cs[p], sin at cs[n_pairs + p].
-static void rope_cache(const struct rope_params * rp, const struct rope_scratch * s, const double pos[4], double mscale) {
+// Other modes: cos at cs[p], sin at cs[n_pairs + p]. step: true when pos is the cached position
+// plus one (single-position modes), so that the angles advance by w[p].
+static void rope_cache(const struct rope_params * rp, const struct rope_scratch * s, const double pos[4], double mscale,
+                       bool step) {
     const int64_t n = rp->n_pairs;
     for (int64_t p = 0; p < n; p++) {
-        const double theta_extrap = pos[s->which[p]]*s->inv[p];
-        const double theta_interp = rp->freq_scale*theta_extrap;
-        const double mix = s->mix[p];
-        const double theta = mix == 0.0 ? theta_interp : theta_interp*(1.0 - mix) + theta_extrap*mix;
-        const float c = (float) (cos(theta)*mscale);
-        const float si = (float) (sin(theta)*mscale);
+        if (step) {
+            const double c0 = s->cd[p], s0 = s->sd[p];
+            s->cd[p] = c0*s->c1[p] - s0*s->s1[p];
+            s->sd[p] = s0*s->c1[p] + c0*s->s1[p];
+        } else {
+            const double theta = pos[s->which[p]]*s->w[p];
+            s->cd[p] = cos(theta);
+            s->sd[p] = sin(theta);
+        }
+        const float c  = (float) (s->cd[p]*mscale);
+        const float si = (float) (s->sd[p]*mscale);
         if (rp->mode == GGML_ROPE_TYPE_NORMAL) {
             s->cs[2*p] = c;       s->cs[2*p + 1] = c;
             s->cs[rp->n_dims + 2*p] = -si; s->cs[rp->n_dims + 2*p + 1] = si;
@@ -265,6 +292,9 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
     int64_t r0, r1;
     ggml_cpu_split_range(ne1*ne2*op->ne[3], params->ith, params->nth, &r0, &r1);
     int64_t cached_i2 = -1;
+    int64_t cached_pos = 0;
+    int     steps = 0;      // recurrence steps since the angles were last computed afresh
+    bool    have_c1 = false; // c1/s1 filled (only when a step happens: one-token calls skip them)
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i1 = r % ne1;
         const int64_t i2 = (r / ne1) % ne2;
@@ -276,8 +306,18 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
                     pos[k] = positions[i2 + k*ne2];
                 }
             }
-            rope_cache(&rp, &s, pos, mscale);
-            cached_i2 = i2;
+            const bool step = !rp.multi && cached_i2 >= 0 && positions[i2] == cached_pos + 1 && steps < ROPE_MAX_STEPS;
+            if (step && !have_c1) {
+                for (int64_t p = 0; p < rp.n_pairs; p++) {
+                    s.c1[p] = cos(s.w[p]);
+                    s.s1[p] = sin(s.w[p]);
+                }
+                have_c1 = true;
+            }
+            rope_cache(&rp, &s, pos, mscale, step);
+            steps      = step ? steps + 1 : 0;
+            cached_i2  = i2;
+            cached_pos = positions[i2];
         }
         const char * src = (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3];
         char       * dst = (char *) op->data + i1*op->nb[1] + i2*op->nb[2] + i3*op->nb[3];

@@ -94,6 +94,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_portable = {
     .name        = "portable",
     .vec         = &ggml_cpu_vec_portable,
     .mm          = &ggml_cpu_mm_portable,
+    .gemv_cols   = ggml_cpu_gemv_cols_portable,
     .attn_dot    = { NULL, attn_dot_portable_1, attn_dot_portable_2, attn_dot_portable_3, attn_dot_portable_4 },
     .attn_axpy   = { NULL, attn_axpy_portable_1, attn_axpy_portable_2, attn_axpy_portable_3, attn_axpy_portable_4 },
     .conv2d_tile = conv2d_tile_portable,

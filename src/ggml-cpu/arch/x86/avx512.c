@@ -134,6 +134,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_avx512 = {
     .name        = "avx512",
     .vec         = &ggml_cpu_vec_avx512,
     .mm          = &ggml_cpu_mm_avx512,
+    .gemv_cols   = ggml_cpu_gemv_cols_avx512,
     .attn_dot    = { NULL, attn_dot_avx512_1, attn_dot_avx512_2, attn_dot_avx512_3, attn_dot_avx512_4 },
     .attn_axpy   = { NULL, attn_axpy_avx512_1, attn_axpy_avx512_2, attn_axpy_avx512_3, attn_axpy_avx512_4 },
     .conv2d_tile = conv2d_tile_avx512,

@@ -14,4 +14,9 @@ extern const struct ggml_vec_funcs  ggml_cpu_vec_avx512;
 // matrix-product kernel sets (avx2-gemm.c, avx512-gemm.c)
 extern const struct ggml_mm_kernels ggml_cpu_mm_avx2;
 extern const struct ggml_mm_kernels ggml_cpu_mm_avx512;
+// few-columns matrix products (avx2-gemv-cols.c, avx512-gemv-cols.c)
+void ggml_cpu_gemv_cols_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
+                             const float * const * b, int nb, float * out, int64_t ldo);
+void ggml_cpu_gemv_cols_avx512(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
+                               const float * const * b, int nb, float * out, int64_t ldo);
 #endif
