@@ -357,6 +357,22 @@ static void meta_access(ggml_backend_buffer_t buffer, const struct ggml_tensor *
         return;
     }
     const size_t nbytes = ggml_nbytes(st);
+    meta_state s0;
+    if (meta_buffer_state(buffer, st, &s0) && (s0.axis == GGML_BACKEND_SPLIT_AXIS_MIRRORED || s0.axis == GGML_BACKEND_SPLIT_AXIS_UNKNOWN)) {
+        // whole copies: straight to or from the devices, no staging
+        struct meta_buffer * mb = buffer->context;
+        for (size_t j = 0; j < (write ? mb->mdev->n_devs : 1); j++) {
+            struct ggml_tensor d = dev_tensor(buffer, st, j, st->ne);
+            if (!write) {
+                ggml_backend_tensor_get(&d, data, base + offset, size);
+            } else if (data != NULL) {
+                ggml_backend_tensor_set(&d, data, base + offset, size);
+            } else {
+                ggml_backend_tensor_memset(&d, (uint8_t) value, base + offset, size);
+            }
+        }
+        return;
+    }
     char * full = ggml_malloc(nbytes + 1);
     if (full == NULL) {
         GGML_LOG_ERROR("%s: out of memory\n", who);

@@ -723,6 +723,9 @@ enum ggml_status meta_graph_compute(ggml_backend_t backend, struct ggml_cgraph *
         g.n_slots *= 2;
     }
     g.slots = ggml_calloc(g.n_slots, sizeof(*g.slots));
+    if (g.slots == NULL) {
+        g.n_slots = 0;
+    }
     enum ggml_status status = g.slots != NULL ? GGML_STATUS_SUCCESS : GGML_STATUS_ALLOC_FAILED;
     for (size_t j = 0; j < g.n && status == GGML_STATUS_SUCCESS; j++) {
         // each referenced tensor needs at most a stand-in, a whole copy and a view per device

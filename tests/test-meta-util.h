@@ -32,7 +32,7 @@ struct mu_splits {
     struct mu_rule rules[MU_MAX_RULES];
 };
 
-static struct ggml_backend_meta_split_state mu_get_split_state(const struct ggml_tensor * t, void * ud) {
+static inline struct ggml_backend_meta_split_state mu_get_split_state(const struct ggml_tensor * t, void * ud) {
     const struct mu_splits * sp = (const struct mu_splits *) ud;
     for (int i = 0; i < sp->n_rules; i++) {
         if (strcmp(sp->rules[i].name, t->name) == 0) {
@@ -45,7 +45,7 @@ static struct ggml_backend_meta_split_state mu_get_split_state(const struct ggml
     return m;
 }
 
-static void mu_rule_axis(struct mu_splits * sp, const char * name, enum ggml_backend_meta_split_axis axis) {
+static inline void mu_rule_axis(struct mu_splits * sp, const char * name, enum ggml_backend_meta_split_axis axis) {
     struct mu_rule * r = &sp->rules[sp->n_rules++];
     memset(r, 0, sizeof(*r));
     r->name = name;
@@ -54,7 +54,7 @@ static void mu_rule_axis(struct mu_splits * sp, const char * name, enum ggml_bac
 
 // splits `total` along axis over the devices in proportion to weights (NULL: equal), in units
 // of `unit` (e.g. a head), remainders to the first devices
-static void mu_rule_split(struct mu_splits * sp, const char * name, enum ggml_backend_meta_split_axis axis,
+static inline void mu_rule_split(struct mu_splits * sp, const char * name, enum ggml_backend_meta_split_axis axis,
                           int64_t total, int64_t unit, const double * weights) {
     mu_rule_axis(sp, name, axis);
     struct mu_rule * r = &sp->rules[sp->n_rules - 1];
@@ -82,7 +82,7 @@ static void mu_rule_split(struct mu_splits * sp, const char * name, enum ggml_ba
 
 // --- data ---
 
-static uint64_t mu_hash(const char * s, uint64_t seed) {
+static inline uint64_t mu_hash(const char * s, uint64_t seed) {
     uint64_t h = 1469598103934665603ull ^ seed;
     for (; *s; s++) {
         h = (h ^ (uint8_t) *s) * 1099511628211ull;
@@ -90,7 +90,7 @@ static uint64_t mu_hash(const char * s, uint64_t seed) {
     return h;
 }
 
-static float mu_value(uint64_t h, int64_t i) {
+static inline float mu_value(uint64_t h, int64_t i) {
     uint64_t x = h + (uint64_t) i * 0x9e3779b97f4a7c15ull;
     x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 29; x *= 0x94d049bb133111ebull; x ^= x >> 32;
     return (float) ((double) (x >> 11) / (double) (1ull << 53) * 2.0 - 1.0);
@@ -98,7 +98,7 @@ static float mu_value(uint64_t h, int64_t i) {
 
 // fills every tensor of ctx: F32 uniform in [-scale, scale] (names starting with "w" are scaled
 // by 1/sqrt(ne0) so that products stay O(1)), I32 with i % 7 ("pos", "ids")
-static void mu_fill(struct ggml_context * ctx, uint64_t seed) {
+static inline void mu_fill(struct ggml_context * ctx, uint64_t seed) {
     for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t != NULL; t = ggml_get_next_tensor(ctx, t)) {
         const int64_t n = ggml_nelements(t);
         if (t->type == GGML_TYPE_F32) {
@@ -122,7 +122,7 @@ static void mu_fill(struct ggml_context * ctx, uint64_t seed) {
 }
 
 // normalized error sum (a-b)^2 / sum b^2
-static double mu_nmse(const float * a, const float * b, int64_t n) {
+static inline double mu_nmse(const float * a, const float * b, int64_t n) {
     double num = 0, den = 0;
     for (int64_t i = 0; i < n; i++) {
         const double d = (double) a[i] - (double) b[i];
@@ -146,12 +146,12 @@ struct mu_run {
     struct ggml_tensor *  out;
 };
 
-static struct ggml_context * mu_ctx(size_t n) {
+static inline struct ggml_context * mu_ctx(size_t n) {
     struct ggml_init_params p = { n * ggml_tensor_overhead() + ggml_graph_overhead_custom(2048, false), NULL, true };
     return ggml_init(p);
 }
 
-static void mu_run_free(struct mu_run * r) {
+static inline void mu_run_free(struct mu_run * r) {
     ggml_gallocr_free(r->galloc);
     ggml_backend_buffer_free(r->wbuf);
     ggml_free(r->cctx);
@@ -161,7 +161,7 @@ static void mu_run_free(struct mu_run * r) {
 
 // builds and allocates: leaves in a static buffer of buft (filled from seed), compute through a
 // gallocr of buft
-static bool mu_run_init(struct mu_run * r, ggml_backend_buffer_type_t buft, mu_build_fn build, const void * ud, uint64_t seed) {
+static inline bool mu_run_init(struct mu_run * r, ggml_backend_buffer_type_t buft, mu_build_fn build, const void * ud, uint64_t seed) {
     memset(r, 0, sizeof(*r));
     r->wctx = mu_ctx(256);
     r->cctx = mu_ctx(2048);
@@ -183,7 +183,7 @@ static bool mu_run_init(struct mu_run * r, ggml_backend_buffer_type_t buft, mu_b
 }
 
 // computes and returns the output (malloc'd), NULL on failure
-static float * mu_compute(struct mu_run * r, ggml_backend_t backend) {
+static inline float * mu_compute(struct mu_run * r, ggml_backend_t backend) {
     if (ggml_backend_graph_compute(backend, r->graph) != GGML_STATUS_SUCCESS) {
         return NULL;
     }
@@ -192,7 +192,7 @@ static float * mu_compute(struct mu_run * r, ggml_backend_t backend) {
     return out;
 }
 
-static float * mu_run_once(ggml_backend_t backend, ggml_backend_buffer_type_t buft, mu_build_fn build, const void * ud,
+static inline float * mu_run_once(ggml_backend_t backend, ggml_backend_buffer_type_t buft, mu_build_fn build, const void * ud,
                            uint64_t seed, int64_t * n_out) {
     struct mu_run r;
     float * out = NULL;
@@ -213,13 +213,13 @@ struct mu_block {
     int n_tokens; // T
 };
 
-static struct ggml_tensor * mu_leaf(struct ggml_context * ctx, const char * name, enum ggml_type type, int64_t ne0, int64_t ne1) {
+static inline struct ggml_tensor * mu_leaf(struct ggml_context * ctx, const char * name, enum ggml_type type, int64_t ne0, int64_t ne1) {
     struct ggml_tensor * t = ne1 > 0 ? ggml_new_tensor_2d(ctx, type, ne0, ne1) : ggml_new_tensor_1d(ctx, type, ne0);
     ggml_set_name(t, name);
     return t;
 }
 
-static struct ggml_tensor * mu_build_block(struct ggml_context * w, struct ggml_context * c, const void * ud) {
+static inline struct ggml_tensor * mu_build_block(struct ggml_context * w, struct ggml_context * c, const void * ud) {
     const struct mu_block * p = (const struct mu_block *) ud;
     const int D = p->n_embd, H = p->n_head, hd = D / H, F = p->n_ff, T = p->n_tokens;
     struct ggml_tensor * x    = mu_leaf(w, "x", GGML_TYPE_F32, D, T);
@@ -266,7 +266,7 @@ static struct ggml_tensor * mu_build_block(struct ggml_context * w, struct ggml_
 }
 
 // the family's tensor-parallel layout for the block, heads and ff split by weights (NULL: even)
-static void mu_block_splits(struct mu_splits * sp, size_t n_devs, const struct mu_block * p, const double * weights) {
+static inline void mu_block_splits(struct mu_splits * sp, size_t n_devs, const struct mu_block * p, const double * weights) {
     memset(sp, 0, sizeof(*sp));
     sp->n_devs = n_devs;
     const int hd = p->n_embd / p->n_head;
