@@ -167,6 +167,7 @@ static enum ggml_status flush(struct gctx * g) {
     if (n_busy == 0) {
         return GGML_STATUS_SUCCESS;
     }
+    const int64_t t0 = ggml_time_us();
     for (size_t j = 1; j < g->n; j++) {
         if (g->pend[j]->n_nodes > 0) {
             started[j] = pthread_create(&threads[j], NULL, dev_job_run, &jobs[j]) == 0;
@@ -189,6 +190,7 @@ static enum ggml_status flush(struct gctx * g) {
         }
         g->pend[j]->n_nodes = 0;
     }
+    g->mb->us_compute += ggml_time_us() - t0;
     return status;
 }
 
@@ -280,7 +282,10 @@ static bool get_mir(struct gctx * g, struct ginfo * gi, enum ggml_status * statu
         if (g->debug) {
             GGML_LOG_INFO("meta: all-reduce '%s' (%zu bytes)\n", t->name, ggml_nbytes(t));
         }
-        if (!meta_allreduce(&g->mb->comm, g->mb->backends, g->n, gi->dev)) {
+        const int64_t t0 = ggml_time_us();
+        const bool ok = meta_allreduce(&g->mb->comm, g->mb->backends, g->n, gi->dev);
+        g->mb->us_reduce += ggml_time_us() - t0;
+        if (!ok) {
             *status = GGML_STATUS_FAILED;
             return false;
         }
@@ -292,6 +297,7 @@ static bool get_mir(struct gctx * g, struct ginfo * gi, enum ggml_status * statu
     if (g->debug) {
         GGML_LOG_INFO("meta: gather '%s' (%zu bytes)\n", t->name, ggml_nbytes(t));
     }
+    const int64_t t0 = ggml_time_us();
     const size_t nbytes = ggml_nbytes(t);
     char * full = ggml_malloc(nbytes + 1);
     char * slices[META_MAX_DEVS] = {0};
@@ -321,6 +327,7 @@ static bool get_mir(struct gctx * g, struct ginfo * gi, enum ggml_status * statu
         ggml_free_mem(slices[j]);
     }
     ggml_free_mem(full);
+    g->mb->us_gather += ggml_time_us() - t0;
     if (!ok) {
         GGML_LOG_ERROR("meta: gathering '%s' failed (out of memory)\n", t->name);
         gi->mir[0] = NULL;
