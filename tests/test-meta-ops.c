@@ -166,10 +166,12 @@ static const struct op_case g_cases[] = {
     { "static partial reduced", b_static_partial },
 };
 
+static const double * g_weights; // split proportions of the current combination
+
 static void set_splits(size_t n) {
     memset(&g_sp, 0, sizeof(g_sp));
     g_sp.n_devs = n;
-    const double uneven[16] = { 3, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    const double * uneven = g_weights;
     mu_rule_split(&g_sp, "w_col", GGML_BACKEND_SPLIT_AXIS_1, 37, 1, uneven);
     mu_rule_split(&g_sp, "w_row", GGML_BACKEND_SPLIT_AXIS_0, 37, 1, uneven);
     mu_rule_split(&g_sp, "w_row2", GGML_BACKEND_SPLIT_AXIS_0, 37, 1, uneven);
@@ -203,7 +205,9 @@ static void set_splits(size_t n) {
     st->ne[n] += 2;
 }
 
-static void run_combo(const char * combo, ggml_backend_dev_t * devs, size_t n) {
+static void run_combo(const char * combo, ggml_backend_dev_t * devs, size_t n, const double * weights) {
+    static const double uneven[16] = { 3, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    g_weights = weights != NULL ? weights : uneven;
     g_combo = combo;
     g_n = n;
     set_splits(n);
@@ -250,16 +254,19 @@ int main(void) {
     for (int i = 0; i < 16; i++) {
         devs[i] = c;
     }
-    run_combo("CPU x1", devs, 1);
-    run_combo("CPU x2", devs, 2);
-    run_combo("CPU x3", devs, 3);
-    run_combo("CPU x16", devs, 16);
+    run_combo("CPU x1", devs, 1, NULL);
+    run_combo("CPU x2", devs, 2, NULL);
+    run_combo("CPU x3", devs, 3, NULL);
+    // empty slices: devices 0 and 2 hold nothing of the weights split by proportion
+    run_combo("CPU x3 with empty slices", devs, 3, (const double[]){ 0, 1, 0 });
+    run_combo("CPU x16", devs, 16, NULL);
     ggml_backend_dev_t ocl = ggml_backend_dev_by_name("OpenCL0");
     if (ocl != NULL) {
         ggml_backend_dev_t mix[2] = { ocl, c };
-        run_combo("OpenCL0 + CPU", mix, 2);
+        run_combo("OpenCL0 + CPU", mix, 2, NULL);
+        run_combo("OpenCL0 + CPU with an empty slice", mix, 2, (const double[]){ 0, 1 });
         ggml_backend_dev_t oo[2] = { ocl, ocl };
-        run_combo("OpenCL0 + OpenCL0", oo, 2);
+        run_combo("OpenCL0 + OpenCL0", oo, 2, NULL);
     } else {
         printf("  (no OpenCL0 device: OpenCL combinations skipped)\n");
     }
