@@ -97,8 +97,10 @@ static bool is_split(const struct ginfo * gi) {
 }
 
 static bool in_this_device(struct gctx * g, const struct ggml_tensor * t) {
-    return t->buffer != NULL && meta_buffer_is_meta(t->buffer) &&
-           ((struct meta_buffer *) t->buffer->context)->mdev == g->mb->md && t->data != NULL;
+    // a view made after its storage was allocated may not have its buffer set
+    ggml_backend_buffer_t buf = t->buffer != NULL ? t->buffer : (t->view_src != NULL ? t->view_src->buffer : NULL);
+    return buf != NULL && meta_buffer_is_meta(buf) &&
+           ((struct meta_buffer *) buf->context)->mdev == g->mb->md && t->data != NULL;
 }
 
 static struct ggml_tensor * new_dev(struct gctx * g, size_t j, const struct ggml_tensor * like, const int64_t ne[4]) {

@@ -70,11 +70,12 @@ static ggml_backend_buffer_type_t meta_dev_get_buffer_type(ggml_backend_dev_t de
 
 static bool meta_dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor * op) {
     struct meta_device * md = dev->context;
-    // an op that writes into a split tensor through a view is computed only as a copy of a
-    // tensor split alike (a cpy into a split cache); refuse the others up front
+    // an op that writes into a split tensor is computed only as a copy into the whole tensor
+    // from one split alike; refuse writes through views and in-place ops up front
     const struct ggml_tensor * vs = op->view_src;
+    const bool whole_cpy = op->op == GGML_OP_CPY && op->src[1] != NULL && op->src[1]->view_src == NULL;
     if (vs != NULL && op->op != GGML_OP_VIEW && op->op != GGML_OP_RESHAPE && op->op != GGML_OP_PERMUTE &&
-        op->op != GGML_OP_TRANSPOSE && op->op != GGML_OP_CPY && vs->buffer != NULL && meta_buffer_is_meta(vs->buffer)) {
+        op->op != GGML_OP_TRANSPOSE && !whole_cpy && vs->buffer != NULL && meta_buffer_is_meta(vs->buffer)) {
         meta_state s;
         if (!meta_buffer_state(vs->buffer, vs, &s) || meta_state_is_split(&s)) {
             return false;

@@ -101,6 +101,49 @@ static void test_garbage_callback(void) {
     }
 }
 
+// --- writes into split tensors ---
+
+static void test_split_writes(void) {
+    ggml_backend_dev_t devs[2] = { g_cpu, g_cpu };
+    struct mu_splits sp;
+    memset(&sp, 0, sizeof(sp));
+    sp.n_devs = 2;
+    mu_rule_split(&sp, "cache", GGML_BACKEND_SPLIT_AXIS_1, 6, 1, (const double[]){ 1, 2 });
+    mu_rule_split(&sp, "w_src", GGML_BACKEND_SPLIT_AXIS_1, 6, 1, (const double[]){ 1, 2 });
+    ggml_backend_dev_t md = ggml_backend_meta_device(devs, 2, mu_get_split_state, &sp);
+    ggml_backend_t backend = ggml_backend_dev_init(md, NULL);
+    struct ggml_context * w = mu_ctx(8), * c = mu_ctx(32);
+    struct ggml_tensor * cache = mu_leaf(w, "cache", GGML_TYPE_F32, 4, 6);
+    struct ggml_tensor * src = mu_leaf(w, "w_src", GGML_TYPE_F32, 4, 6);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(w, ggml_backend_dev_buffer_type(md));
+    ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    mu_fill(w, 17);
+    // refused: in place on a split tensor, a copy into a view of one
+    TEST_CHECK(!ggml_backend_dev_supports_op(md, ggml_scale_inplace(c, cache, 2.0f)));
+    TEST_CHECK(!ggml_backend_dev_supports_op(md, ggml_cpy(c, src, ggml_view_2d(c, cache, 4, 6, cache->nb[1], 0))));
+    // computed: a copy into the whole split tensor from one split alike (each device its slice)
+    struct ggml_tensor * cp = ggml_cpy(c, ggml_scale(c, src, 3.0f), cache);
+    TEST_CHECK(ggml_backend_dev_supports_op(md, cp));
+    struct ggml_cgraph * gf = ggml_new_graph(c);
+    ggml_build_forward_expand(gf, cp);
+    ggml_gallocr_t ga = ggml_gallocr_new(ggml_backend_dev_buffer_type(md));
+    TEST_CHECK(ggml_gallocr_alloc_graph(ga, gf));
+    TEST_CHECK(ggml_backend_graph_compute(backend, gf) == GGML_STATUS_SUCCESS);
+    float a[24], b[24];
+    ggml_backend_tensor_get(src, a, 0, sizeof(a));
+    ggml_backend_tensor_get(cache, b, 0, sizeof(b));
+    bool same = true;
+    for (int i = 0; i < 24; i++) {
+        same = same && b[i] == 3.0f * a[i];
+    }
+    TEST_CHECK_MSG(same, "the copy into the split cache reads back whole");
+    ggml_gallocr_free(ga);
+    ggml_backend_buffer_free(buf);
+    ggml_free(w);
+    ggml_free(c);
+    ggml_backend_free(backend);
+}
+
 // --- host allocation faults over a meta program ---
 
 static const struct mu_block g_small = { 32, 4, 48, 3 };
@@ -296,6 +339,7 @@ int main(void) {
     test_garbage_callback();
     test_on_test_devices();
     test_scheduler();
+    test_split_writes();
     test_debug_trace();
     test_alloc_faults();
     return test_finish("test-meta-faults");
