@@ -101,6 +101,52 @@ static void test_garbage_callback(void) {
     }
 }
 
+// --- the CPU registry's communication hooks ---
+
+static void test_cpu_comm_hooks(void) {
+    ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(g_cpu);
+    ggml_backend_comm_init_t init = (ggml_backend_comm_init_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_init");
+    ggml_backend_comm_free_t fr = (ggml_backend_comm_free_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_free");
+    ggml_backend_comm_allreduce_tensor_t ar =
+        (ggml_backend_comm_allreduce_tensor_t) ggml_backend_reg_get_proc_address(reg, "ggml_backend_comm_allreduce_tensor");
+    if (!TEST_CHECK(init != NULL && fr != NULL && ar != NULL)) {
+        return;
+    }
+    ggml_backend_t bs[3] = { ggml_backend_cpu_init(), ggml_backend_cpu_init(), ggml_backend_cpu_init() };
+    void * comm = init(bs, 3);
+    TEST_CHECK(comm != NULL);
+    struct ggml_context * ctx = mu_ctx(8);
+    struct ggml_tensor * ts[3];
+    for (int j = 0; j < 3; j++) {
+        ts[j] = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 5);
+    }
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
+    float v[3][5], expect[5] = {0};
+    for (int j = 0; j < 3; j++) {
+        for (int i = 0; i < 5; i++) {
+            v[j][i] = mu_value(50 + (uint64_t) j, i);
+            expect[i] += v[j][i];
+        }
+        ggml_backend_tensor_set(ts[j], v[j], 0, sizeof(v[j]));
+    }
+    TEST_CHECK(ar(comm, ts));
+    for (int j = 0; j < 3; j++) {
+        float got[5];
+        ggml_backend_tensor_get(ts[j], got, 0, sizeof(got));
+        TEST_CHECK_MSG(memcmp(got, expect, sizeof(got)) == 0, "CPU all-reduce: device %d holds the sum", j);
+    }
+    fr(comm);
+    // a backend that is not the CPU's: no communicator (the meta device then reduces by itself)
+    ggml_backend_t mixed[2] = { bs[0], test_backend_init() };
+    TEST_CHECK(init(mixed, 2) == NULL);
+    ggml_backend_free(mixed[1]);
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+    for (int j = 0; j < 3; j++) {
+        ggml_backend_free(bs[j]);
+    }
+}
+
 // --- writes into split tensors ---
 
 static void test_split_writes(void) {
@@ -340,6 +386,7 @@ int main(void) {
     test_on_test_devices();
     test_scheduler();
     test_split_writes();
+    test_cpu_comm_hooks();
     test_debug_trace();
     test_alloc_faults();
     return test_finish("test-meta-faults");
