@@ -112,27 +112,17 @@ size_t ggml_dyn_tallocr_chunk_size(const struct ggml_dyn_tallocr * alloc, int ch
     return chunk >= 0 && chunk < alloc->n_chunks ? alloc->chunks[chunk].max_size : 0;
 }
 
-size_t ggml_dyn_tallocr_alignment(const struct ggml_dyn_tallocr * alloc) {
-    return alloc->alignment;
-}
-
 static bool dyn_chunk_reserve(struct dyn_chunk * chunk, int n) {
     if (n <= chunk->cap_blocks) {
         return true;
     }
-    int cap = chunk->cap_blocks < 16 ? 16 : chunk->cap_blocks;
-    while (cap < n) {
-        if (cap > INT32_MAX / 2) {
-            return false;
-        }
-        cap *= 2;
-    }
-    struct dyn_block * blocks = ggml_realloc(chunk->blocks, (size_t) cap * sizeof(*blocks));
+    size_t cap = (size_t) chunk->cap_blocks;
+    struct dyn_block * blocks = ggml_grow_array(chunk->blocks, &cap, (size_t) n, sizeof(*blocks), 16);
     if (blocks == NULL) {
         return false;
     }
     chunk->blocks     = blocks;
-    chunk->cap_blocks = cap;
+    chunk->cap_blocks = (int) cap;
     return true;
 }
 

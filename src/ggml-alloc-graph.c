@@ -19,6 +19,7 @@
 #include "ggml-alloc-impl.h"
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -219,18 +220,6 @@ static struct tensor_info * info_get(ggml_gallocr_t galloc, struct ggml_tensor *
     return info;
 }
 
-static bool same_layout(const struct ggml_tensor * a, const struct ggml_tensor * b) {
-    if (a->type != b->type) {
-        return false;
-    }
-    for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        if (a->ne[i] != b->ne[i] || a->nb[i] != b->nb[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Which sources an in-place op may overwrite: the first; for the purely element-wise binary ops
 // also the second (each output element depends only on the elements at the same position).
 static int inplace_max_src(enum ggml_op op) {
@@ -251,7 +240,7 @@ static int try_inplace(ggml_gallocr_t galloc, struct ggml_tensor * node, struct 
     const int n_src = inplace_max_src(node->op);
     for (int s = 0; s < n_src; s++) {
         struct ggml_tensor * parent = node->src[s];
-        if (parent == NULL || !same_layout(node, parent)) {
+        if (parent == NULL || !ggml_tensors_same_layout(node, parent)) {
             continue;
         }
         struct tensor_info * pi = info_get(galloc, parent);

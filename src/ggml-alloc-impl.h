@@ -1,6 +1,6 @@
 #pragma once
 
-// Internal interface between the graph allocator (ggml-alloc.c) and its dynamic offset allocator
+// Internal interface between the graph allocator (ggml-alloc-graph.c) and its dynamic offset allocator
 // (ggml-alloc-dyn.c). Not installed.
 
 #include "ggml.h"
@@ -53,7 +53,6 @@ bool   ggml_dyn_tallocr_release(struct ggml_dyn_tallocr * alloc, struct ggml_dyn
 int    ggml_dyn_tallocr_n_chunks  (const struct ggml_dyn_tallocr * alloc);
 // high-water mark of a chunk: the buffer size it needs (0 for chunks that do not exist)
 size_t ggml_dyn_tallocr_chunk_size(const struct ggml_dyn_tallocr * alloc, int chunk);
-size_t ggml_dyn_tallocr_alignment (const struct ggml_dyn_tallocr * alloc);
 
 #ifdef __cplusplus
 }

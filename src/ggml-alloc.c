@@ -82,13 +82,11 @@ struct buffer_list {
 
 static bool buffer_list_push(struct buffer_list * list, ggml_backend_buffer_t buf) {
     if (list->n == list->cap) {
-        const size_t cap = list->cap == 0 ? 4 : 2 * list->cap;
-        ggml_backend_buffer_t * bufs = ggml_realloc(list->bufs, cap * sizeof(*bufs));
+        ggml_backend_buffer_t * bufs = ggml_grow_array(list->bufs, &list->cap, list->n + 1, sizeof(*bufs), 4);
         if (bufs == NULL) {
             return false;
         }
         list->bufs = bufs;
-        list->cap  = cap;
     }
     list->bufs[list->n++] = buf;
     return true;

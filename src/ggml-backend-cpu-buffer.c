@@ -1,42 +1,36 @@
 // Host-memory buffers that every build has: the "CPU" buffer type, "CPU_Mapped" buffers over
 // memory the caller owns, and the multi-buffer that bundles several buffers into one.
 
+#include "ggml-backend-host-buffer.h"
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdint.h>
 #include <string.h>
 
 //
-// CPU buffers: tensor->data is a host pointer, so data access is plain memory access
+// host buffers: tensor->data is a host pointer, so data access is plain memory access
 //
 
-static void * cpu_buffer_get_base(ggml_backend_buffer_t buffer) {
-    return buffer->context;
-}
-
-static void cpu_buffer_free(ggml_backend_buffer_t buffer) {
-    ggml_aligned_free(buffer->context, buffer->size);
-}
-
-static void cpu_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value, size_t offset, size_t size) {
+static void host_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value, size_t offset, size_t size) {
     (void) buffer;
     memset((char *) tensor->data + offset, value, size);
 }
 
-static void cpu_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data, size_t offset, size_t size) {
+static void host_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data, size_t offset, size_t size) {
     (void) buffer;
     memcpy((char *) tensor->data + offset, data, size);
 }
 
-static void cpu_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data, size_t offset, size_t size) {
+static void host_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data, size_t offset, size_t size) {
     (void) buffer;
     memcpy(data, (const char *) tensor->data + offset, size);
 }
 
-static bool cpu_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src, struct ggml_tensor * dst) {
+static bool host_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src, struct ggml_tensor * dst) {
     (void) buffer;
-    ggml_backend_buffer_t src_buf = src->view_src ? src->view_src->buffer : src->buffer;
+    ggml_backend_buffer_t src_buf = ggml_tensor_data_buffer(src);
     if (src_buf == NULL || !ggml_backend_buffer_is_host(src_buf) || ggml_nbytes(src) != ggml_nbytes(dst)) {
         return false;
     }
@@ -46,38 +40,43 @@ static bool cpu_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggm
     return true;
 }
 
-static void cpu_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
-    memset(buffer->context, value, buffer->size);
+static void host_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
+    void * base = buffer->iface.get_base(buffer);
+    if (base != NULL) {
+        memset(base, value, buffer->size);
+    }
 }
 
-static const struct ggml_backend_buffer_i cpu_buffer_iface = {
-    /* .free_buffer   = */ cpu_buffer_free,
-    /* .get_base      = */ cpu_buffer_get_base,
-    /* .init_tensor   = */ NULL,
-    /* .memset_tensor = */ cpu_buffer_memset_tensor,
-    /* .set_tensor    = */ cpu_buffer_set_tensor,
-    /* .get_tensor    = */ cpu_buffer_get_tensor,
-    /* .set_tensor_2d = */ NULL,
-    /* .get_tensor_2d = */ NULL,
-    /* .cpy_tensor    = */ cpu_buffer_cpy_tensor,
-    /* .clear         = */ cpu_buffer_clear,
-    /* .reset         = */ NULL,
-};
+struct ggml_backend_buffer_i ggml_backend_host_buffer_iface(
+        void   (*free_buffer)(ggml_backend_buffer_t buffer),
+        void * (*get_base)   (ggml_backend_buffer_t buffer)) {
+    struct ggml_backend_buffer_i iface = {
+        /* .free_buffer   = */ free_buffer,
+        /* .get_base      = */ get_base,
+        /* .init_tensor   = */ NULL,
+        /* .memset_tensor = */ host_buffer_memset_tensor,
+        /* .set_tensor    = */ host_buffer_set_tensor,
+        /* .get_tensor    = */ host_buffer_get_tensor,
+        /* .set_tensor_2d = */ NULL,
+        /* .get_tensor_2d = */ NULL,
+        /* .cpy_tensor    = */ host_buffer_cpy_tensor,
+        /* .clear         = */ host_buffer_clear,
+        /* .reset         = */ NULL,
+    };
+    return iface;
+}
 
-// the same, for memory the buffer does not own
-static const struct ggml_backend_buffer_i cpu_buffer_from_ptr_iface = {
-    /* .free_buffer   = */ NULL,
-    /* .get_base      = */ cpu_buffer_get_base,
-    /* .init_tensor   = */ NULL,
-    /* .memset_tensor = */ cpu_buffer_memset_tensor,
-    /* .set_tensor    = */ cpu_buffer_set_tensor,
-    /* .get_tensor    = */ cpu_buffer_get_tensor,
-    /* .set_tensor_2d = */ NULL,
-    /* .get_tensor_2d = */ NULL,
-    /* .cpy_tensor    = */ cpu_buffer_cpy_tensor,
-    /* .clear         = */ cpu_buffer_clear,
-    /* .reset         = */ NULL,
-};
+//
+// CPU buffers: the context is the memory
+//
+
+static void * cpu_buffer_get_base(ggml_backend_buffer_t buffer) {
+    return buffer->context;
+}
+
+static void cpu_buffer_free(ggml_backend_buffer_t buffer) {
+    ggml_aligned_free(buffer->context, buffer->size);
+}
 
 //
 // CPU buffer types
@@ -104,7 +103,7 @@ static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t bu
         GGML_LOG_ERROR("%s: failed to allocate %zu bytes of host memory\n", __func__, size);
         return NULL;
     }
-    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, cpu_buffer_iface, data, size);
+    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, ggml_backend_host_buffer_iface(cpu_buffer_free, cpu_buffer_get_base), data, size);
     if (buffer == NULL) {
         ggml_aligned_free(data, size);
         return NULL;
@@ -163,7 +162,7 @@ ggml_backend_buffer_t ggml_backend_cpu_buffer_from_ptr(void * ptr, size_t size) 
         GGML_LOG_ERROR("%s: the range [%p, +%zu) wraps around the address space\n", __func__, ptr, size);
         return NULL;
     }
-    return ggml_backend_buffer_init(&cpu_mapped_buffer_type, cpu_buffer_from_ptr_iface, ptr, size);
+    return ggml_backend_buffer_init(&cpu_mapped_buffer_type, ggml_backend_host_buffer_iface(NULL, cpu_buffer_get_base), ptr, size);
 }
 
 //

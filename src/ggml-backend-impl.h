@@ -88,8 +88,9 @@ extern "C" {
                    void *                     context,
                    size_t                     size);
 
-    // copies src into dst through dst's buffer cpy_tensor or directly between host buffers;
-    // false when neither applies
+    // copies src into dst through the cpy_tensor of dst's buffer; false when that buffer has none
+    // or declines (as in the family). Copies through host memory, and staging between two device
+    // buffers, are ggml_backend_tensor_copy's job.
     GGML_API bool ggml_backend_buffer_copy_tensor(const struct ggml_tensor * src, struct ggml_tensor * dst);
 
     // A buffer bundling several buffers (used when one allocation would exceed a buffer type's

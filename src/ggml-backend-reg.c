@@ -141,22 +141,11 @@ static void registry_unlock(void) {
 
 // grows *arr to hold at least `need` elements of `elem` bytes; false (and *arr untouched) on OOM
 static bool registry_reserve(void ** arr, size_t * cap, size_t need, size_t elem) {
-    if (need <= *cap) {
-        return true;
-    }
-    if (need > SIZE_MAX / elem / 2) {
-        return false;
-    }
-    size_t new_cap = *cap ? *cap * 2 : 8;
-    while (new_cap < need) {
-        new_cap *= 2;
-    }
-    void * p = ggml_realloc(*arr, new_cap * elem);
+    void * p = ggml_grow_array(*arr, cap, need, elem, 8);
     if (p == NULL) {
         return false;
     }
     *arr = p;
-    *cap = new_cap;
     return true;
 }
 
@@ -286,8 +275,10 @@ static bool str_ieq(const char * a, const char * b) {
 //
 
 const char * ggml_backend_reg_name(ggml_backend_reg_t reg) {
-    GGML_CHECK_RET(reg != NULL, NULL, "reg is NULL");
-    GGML_CHECK_RET(reg->iface.get_name != NULL, NULL, "backend registry has no get_name callback");
+    GGML_CHECK_RET(reg != NULL, "NULL", "reg is NULL"); // as every name getter (see ggml_backend_name)
+    if (reg->iface.get_name == NULL) {
+        return "unnamed";
+    }
     return reg->iface.get_name(reg);
 }
 

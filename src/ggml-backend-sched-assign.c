@@ -15,7 +15,9 @@
 //      backend cannot read it is copied into the split's backend, and the node reads the copy.
 // Assignments made with ggml_backend_sched_set_tensor_backend are never changed.
 
+#include "ggml-backend-live.h"
 #include "ggml-backend-sched-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +26,6 @@
 //
 // the per-tensor tables
 //
-
-static bool is_view_op(enum ggml_op op) {
-    return op == GGML_OP_RESHAPE || op == GGML_OP_VIEW || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
 
 int ggml_sched_backend_index(const struct ggml_backend_sched * sched, ggml_backend_t backend) {
     for (int i = 0; i < sched->n_backends; i++) {
@@ -137,7 +135,7 @@ static ggml_backend_buffer_type_t tensor_buft(const struct ggml_tensor * t) {
 }
 
 static ggml_backend_buffer_t tensor_buffer(const struct ggml_tensor * t) {
-    return t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    return ggml_tensor_data_buffer(t);
 }
 
 static bool backend_supports_op(const struct ggml_backend_sched * sched, int b, const struct ggml_tensor * op) {
@@ -263,7 +261,7 @@ static void pass2_sweep(struct ggml_backend_sched * sched, struct ggml_cgraph * 
     int cur = -1;
     for (int k = 0; k < graph->n_nodes; k++) {
         struct ggml_tensor * node = graph->nodes[forward ? k : graph->n_nodes - 1 - k];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const size_t slot = ggml_sched_slot(sched, node, false);
@@ -283,7 +281,7 @@ static void pass2_sweep(struct ggml_backend_sched * sched, struct ggml_cgraph * 
 static void pass3(struct ggml_backend_sched * sched, struct ggml_cgraph * graph) {
     for (int i = 0; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const size_t slot = ggml_sched_slot(sched, node, false);
@@ -412,7 +410,7 @@ static bool check_assignments(struct ggml_backend_sched * sched, struct ggml_cgr
             GGML_LOG_CONT("\n");
             return false;
         }
-        if (!is_leaf && !is_view_op(t->op) && !backend_supports_op(sched, id, t)) {
+        if (!is_leaf && !ggml_op_is_view(t->op) && !backend_supports_op(sched, id, t)) {
             GGML_LOG_ERROR("ggml_backend_sched: node ");
             log_tensor("", t);
             GGML_LOG_CONT(" is placed on backend %s%s, which does not support it\n", ggml_backend_name(sched->backends[id]),
@@ -420,7 +418,7 @@ static bool check_assignments(struct ggml_backend_sched * sched, struct ggml_cgr
             return false;
         }
         ggml_backend_buffer_type_t buft = tensor_buft(t);
-        if (buft != NULL && !(is_view_op(t->op) && !by_user) && !ggml_backend_supports_buft(sched->backends[id], buft)) {
+        if (buft != NULL && !(ggml_op_is_view(t->op) && !by_user) && !ggml_backend_supports_buft(sched->backends[id], buft)) {
             GGML_LOG_ERROR("ggml_backend_sched: tensor ");
             log_tensor("", t);
             GGML_LOG_CONT(" has memory in a %s buffer but is placed on backend %s%s, which cannot use it\n", ggml_backend_buft_name(buft),
@@ -464,14 +462,14 @@ static struct ggml_tensor * dup_layout(struct ggml_backend_sched * sched, const 
 // itself (-1: none). Returns the record index, -1 (logged) on failure.
 static int add_copies(struct ggml_backend_sched * sched, size_t slot, struct ggml_tensor * src, int backend_id, int self_copy) {
     if (sched->n_copy_recs == sched->copy_recs_cap) {
-        const int cap = sched->copy_recs_cap > 0 ? 2*sched->copy_recs_cap : 64;
-        struct sched_copy_rec * recs = ggml_realloc(sched->copy_recs, (size_t) cap * sizeof(*recs));
+        size_t cap = (size_t) sched->copy_recs_cap;
+        struct sched_copy_rec * recs = ggml_grow_array(sched->copy_recs, &cap, (size_t) sched->n_copy_recs + 1, sizeof(*recs), 64);
         if (recs == NULL) {
             GGML_LOG_ERROR("ggml_backend_sched: out of memory for the copy records\n");
             return -1;
         }
         sched->copy_recs     = recs;
-        sched->copy_recs_cap = cap;
+        sched->copy_recs_cap = (int) cap;
     }
     const int r = sched->n_copy_recs;
     struct sched_copy_rec * rec = &sched->copy_recs[r];
@@ -499,8 +497,8 @@ static int add_copies(struct ggml_backend_sched * sched, size_t slot, struct ggm
 
 static bool add_origin(struct ggml_backend_sched * sched, struct ggml_tensor * copy, struct ggml_tensor * orig) {
     if (sched->n_origins == sched->origins_cap) {
-        const size_t cap = sched->origins_cap > 0 ? 2*sched->origins_cap : 64;
-        struct sched_origin * o = ggml_realloc(sched->origins, cap * sizeof(*o));
+        size_t cap = sched->origins_cap;
+        struct sched_origin * o = ggml_grow_array(sched->origins, &cap, sched->n_origins + 1, sizeof(*o), 64);
         if (o == NULL) {
             GGML_LOG_ERROR("ggml_backend_sched: out of memory\n");
             return false;
@@ -561,14 +559,14 @@ static bool undo_rewrites(struct ggml_backend_sched * sched, struct ggml_cgraph 
 
 static struct sched_split * new_split(struct ggml_backend_sched * sched, int backend_id, int i_start) {
     if (sched->n_splits == sched->splits_cap) {
-        const int cap = sched->splits_cap > 0 ? 2*sched->splits_cap : 16;
-        struct sched_split * s = ggml_realloc(sched->splits, (size_t) cap * sizeof(*s));
+        size_t cap = (size_t) sched->splits_cap;
+        struct sched_split * s = ggml_grow_array(sched->splits, &cap, (size_t) sched->n_splits + 1, sizeof(*s), 16);
         if (s == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for %d splits\n", cap);
+            GGML_LOG_ERROR("ggml_backend_sched: out of memory for %d splits\n", sched->n_splits + 1);
             return NULL;
         }
         sched->splits     = s;
-        sched->splits_cap = cap;
+        sched->splits_cap = (int) cap;
     }
     struct sched_split * split = &sched->splits[sched->n_splits++];
     memset(split, 0, sizeof(*split));
@@ -608,7 +606,7 @@ static bool prepare_ctx(struct ggml_backend_sched * sched, struct ggml_cgraph * 
     size_t n_inp   = 0;
     for (int i = 0; i < graph->n_nodes; i++) {
         const struct ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const int id = ggml_sched_tensor_id(sched, node);
@@ -652,7 +650,7 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
         return true;
     }
     int i = 0;
-    while (i < graph->n_nodes && is_view_op(graph->nodes[i]->op)) {
+    while (i < graph->n_nodes && ggml_op_is_view(graph->nodes[i]->op)) {
         i++;
     }
     int cur = ggml_sched_tensor_id(sched, graph->nodes[i < graph->n_nodes ? i : 0]);
@@ -662,7 +660,7 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
     }
     for (; i < graph->n_nodes; i++) {
         struct ggml_tensor * node = graph->nodes[i];
-        if (is_view_op(node->op)) {
+        if (ggml_op_is_view(node->op)) {
             continue;
         }
         const int id = ggml_sched_tensor_id(sched, node);
@@ -704,14 +702,15 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
                 // a graph input: n_copies fixed slots on its own backend, the current one being
                 // the tensor itself, so that consecutive graphs put their inputs in different places
                 if (sched->n_graph_inputs == sched->graph_inputs_cap) {
-                    const int cap = sched->graph_inputs_cap > 0 ? 2*sched->graph_inputs_cap : GGML_SCHED_MAX_SPLIT_INPUTS;
-                    struct ggml_tensor ** gi = ggml_realloc(sched->graph_inputs, (size_t) cap * sizeof(*gi));
+                    size_t cap = (size_t) sched->graph_inputs_cap;
+                    struct ggml_tensor ** gi = ggml_grow_array(sched->graph_inputs, &cap, (size_t) sched->n_graph_inputs + 1,
+                                                               sizeof(*gi), GGML_SCHED_MAX_SPLIT_INPUTS);
                     if (gi == NULL) {
                         GGML_LOG_ERROR("ggml_backend_sched: out of memory for the graph inputs\n");
                         return false;
                     }
                     sched->graph_inputs     = gi;
-                    sched->graph_inputs_cap = cap;
+                    sched->graph_inputs_cap = (int) cap;
                 }
                 if (add_copies(sched, s, src, src_id, sched->cur_copy) < 0) {
                     return false;
@@ -877,6 +876,10 @@ bool ggml_sched_split_graph(struct ggml_backend_sched * sched, struct ggml_cgrap
     }
     if (graph->overflow) {
         GGML_LOG_ERROR("ggml_backend_sched: the graph overflowed its size (%d) when it was built; it is incomplete\n", graph->size);
+        return false;
+    }
+    // assignment reads the buffers of tensors that have memory (weights): none may be freed
+    if (!ggml_backend_graph_tensors_ready(graph, false, "ggml_backend_sched")) {
         return false;
     }
     if ((size_t) graph->n_nodes + (size_t) graph->n_leafs > sched->max_tensors) {

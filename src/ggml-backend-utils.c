@@ -3,6 +3,7 @@
 
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <string.h>
 
@@ -228,9 +229,9 @@ void ggml_backend_graph_copy_free(struct ggml_backend_graph_copy copy) {
 // graph comparison
 //
 
+// no computation: a leaf-like node or a view
 static bool op_is_view(enum ggml_op op) {
-    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE ||
-           op == GGML_OP_NONE;
+    return op == GGML_OP_NONE || ggml_op_is_view(op);
 }
 
 static bool compute_checked(const char * func, ggml_backend_t backend, struct ggml_cgraph * g, int node) {

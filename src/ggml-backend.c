@@ -7,9 +7,12 @@
 // CPU buffer type live in their own files.
 
 #include "ggml-backend-impl.h"
+#include "ggml-backend-live.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 //
@@ -132,6 +135,11 @@ ggml_backend_buffer_t ggml_backend_buffer_init(
     buffer->context = context;
     buffer->size    = size;
     buffer->usage   = GGML_BACKEND_BUFFER_USAGE_ANY;
+    if (!ggml_backend_buffer_live_add(buffer)) {
+        GGML_LOG_ERROR("%s: out of memory registering a buffer object\n", __func__);
+        ggml_free_mem(buffer);
+        return NULL;
+    }
     return buffer;
 }
 
@@ -150,6 +158,7 @@ void ggml_backend_buffer_free(ggml_backend_buffer_t buffer) {
     if (buffer == NULL) {
         return;
     }
+    ggml_backend_buffer_live_remove(buffer);
     if (buffer->iface.free_buffer != NULL) {
         buffer->iface.free_buffer(buffer);
     }
@@ -306,7 +315,7 @@ bool ggml_backend_buffer_copy_tensor(const struct ggml_tensor * src, struct ggml
         GGML_LOG_ERROR("%s: %s is NULL\n", __func__, src == NULL ? "src" : "dst");
         return false;
     }
-    ggml_backend_buffer_t dst_buf = dst->view_src ? dst->view_src->buffer : dst->buffer;
+    ggml_backend_buffer_t dst_buf = ggml_tensor_data_buffer(dst);
     if (dst_buf == NULL || dst_buf->iface.cpy_tensor == NULL) {
         return false;
     }
@@ -419,9 +428,13 @@ static ggml_backend_buffer_t tensor_buffer_checked(const char * func, const stru
         GGML_LOG_ERROR("%s: tensor is NULL\n", func);
         return NULL;
     }
-    ggml_backend_buffer_t buf = tensor->view_src ? tensor->view_src->buffer : tensor->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(tensor);
     if (buf == NULL) {
         GGML_LOG_ERROR("%s: tensor '%s' has no buffer\n", func, tensor->name);
+        return NULL;
+    }
+    if (!ggml_backend_buffer_is_live(buf)) {
+        GGML_LOG_ERROR("%s: the buffer of tensor '%s' has been freed\n", func, tensor->name);
         return NULL;
     }
     if (tensor->data == NULL) {
@@ -631,18 +644,6 @@ void ggml_backend_tensor_get_2d_async(ggml_backend_t backend, const struct ggml_
 // tensor copy
 //
 
-static bool tensors_same_layout(const struct ggml_tensor * a, const struct ggml_tensor * b) {
-    if (a->type != b->type) {
-        return false;
-    }
-    for (int i = 0; i < GGML_MAX_DIMS; i++) {
-        if (a->ne[i] != b->ne[i] || a->nb[i] != b->nb[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 // Checks a copy request; false (logged) when it cannot be done. A tensor with data but no buffer
 // (allocated in a context's own memory) counts as host memory.
 static bool tensor_copy_check(const char * func, const struct ggml_tensor * src, const struct ggml_tensor * dst) {
@@ -650,7 +651,7 @@ static bool tensor_copy_check(const char * func, const struct ggml_tensor * src,
         GGML_LOG_ERROR("%s: %s is NULL\n", func, src == NULL ? "src" : "dst");
         return false;
     }
-    if (!tensors_same_layout(src, dst)) {
+    if (!ggml_tensors_same_layout(src, dst)) {
         GGML_LOG_ERROR("%s: cannot copy '%s' (%s [%lld, %lld, %lld, %lld]) to '%s' (%s [%lld, %lld, %lld, %lld]): different layouts\n",
                 func, src->name, ggml_type_name(src->type),
                 (long long) src->ne[0], (long long) src->ne[1], (long long) src->ne[2], (long long) src->ne[3],
@@ -661,7 +662,7 @@ static bool tensor_copy_check(const char * func, const struct ggml_tensor * src,
     const struct ggml_tensor * ts[2] = { src, dst };
     for (int i = 0; i < 2; i++) {
         const struct ggml_tensor * t = ts[i];
-        ggml_backend_buffer_t buf = t->view_src ? t->view_src->buffer : t->buffer;
+        ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
         if (t->data == NULL) {
             GGML_LOG_ERROR("%s: %s tensor '%s' is not allocated\n", func, i == 0 ? "source" : "destination", t->name);
             return false;
@@ -686,7 +687,7 @@ void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor
     }
     const bool src_host = ggml_tensor_in_host_memory(src);
     const bool dst_host = ggml_tensor_in_host_memory(dst);
-    const bool dst_has_buffer = (dst->view_src ? dst->view_src->buffer : dst->buffer) != NULL;
+    const bool dst_has_buffer = ggml_tensor_data_buffer(dst) != NULL;
     if (src_host && !dst_has_buffer) {
         // both in plain host memory
         if (src->data != dst->data) {
@@ -720,8 +721,8 @@ void ggml_backend_tensor_copy_async(ggml_backend_t backend_src, ggml_backend_t b
     if (src == dst || ggml_nbytes(src) == 0) {
         return;
     }
-    const bool in_buffers = (src->view_src ? src->view_src->buffer : src->buffer) != NULL &&
-                            (dst->view_src ? dst->view_src->buffer : dst->buffer) != NULL;
+    const bool in_buffers = ggml_tensor_data_buffer(src) != NULL &&
+                            ggml_tensor_data_buffer(dst) != NULL;
     if (backend_dst->iface.cpy_tensor_async != NULL && in_buffers &&
         backend_dst->iface.cpy_tensor_async(backend_src, backend_dst, src, dst)) {
         return;
@@ -744,8 +745,11 @@ ggml_guid_t ggml_backend_guid(ggml_backend_t backend) {
     return backend->guid;
 }
 
+// Name getters (of buffer types, buffers, backends, devices, registries) all answer a NULL object
+// the same way: the printable string "NULL" and a logged error.
 const char * ggml_backend_name(ggml_backend_t backend) {
     if (backend == NULL) {
+        GGML_LOG_ERROR("%s: backend is NULL\n", __func__);
         return "NULL";
     }
     if (backend->iface.get_name == NULL) {
@@ -848,27 +852,73 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
     return backend->iface.graph_plan_compute(backend, plan);
 }
 
-// Every tensor a node reads or writes must have memory, or a backend would dereference NULL.
-static bool graph_is_allocated(const struct ggml_cgraph * cgraph) {
-    for (int i = 0; i < cgraph->n_nodes; i++) {
+// What is wrong with one tensor of a graph, found under the live-buffer lock and logged after it
+enum graph_tensor_fault { GRAPH_TENSOR_OK, GRAPH_TENSOR_NULL, GRAPH_TENSOR_UNALLOCATED, GRAPH_TENSOR_FREED };
+
+// `last_live` caches the last buffer found live: neighbouring tensors mostly share one.
+static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, bool need_data, ggml_backend_buffer_t * last_live) {
+    if (need_data && t->data == NULL && ggml_nbytes(t) != 0) {
+        return GRAPH_TENSOR_UNALLOCATED;
+    }
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
+    if (buf != NULL && buf != *last_live) {
+        if (!ggml_backend_buffer_live_has_locked(buf)) {
+            return GRAPH_TENSOR_FREED;
+        }
+        *last_live = buf;
+    }
+    return GRAPH_TENSOR_OK;
+}
+
+// Every tensor a node reads or writes must have memory (need_data), or a backend would
+// dereference NULL, in a buffer that has not been freed, or the backend would read the freed
+// buffer object. One pass, under the live-buffer lock; the error is logged after it (a log
+// callback may free buffers).
+bool ggml_backend_graph_tensors_ready(const struct ggml_cgraph * cgraph, bool need_data, const char * func) {
+    enum graph_tensor_fault fault = GRAPH_TENSOR_OK;
+    int bad_node = -1, bad_src = -1;
+    ggml_backend_buffer_t last_live = NULL;
+    ggml_backend_buffer_live_lock();
+    for (int i = 0; i < cgraph->n_nodes && fault == GRAPH_TENSOR_OK; i++) {
         const struct ggml_tensor * node = cgraph->nodes[i];
+        bad_node = i;
         if (node == NULL) {
-            GGML_LOG_ERROR("ggml_backend_graph_compute: node %d is NULL\n", i);
-            return false;
+            fault = GRAPH_TENSOR_NULL;
+            break;
         }
-        if (node->data == NULL && ggml_nbytes(node) != 0) {
-            GGML_LOG_ERROR("ggml_backend_graph_compute: node %d '%s' (%s) is not allocated\n", i, node->name, ggml_op_desc(node));
-            return false;
-        }
-        for (int j = 0; j < GGML_MAX_SRC; j++) {
-            const struct ggml_tensor * s = node->src[j];
-            if (s != NULL && s->data == NULL && ggml_nbytes(s) != 0) {
-                GGML_LOG_ERROR("ggml_backend_graph_compute: source %d '%s' of node %d '%s' is not allocated\n", j, s->name, i, node->name);
-                return false;
+        fault = graph_tensor_check(node, need_data, &last_live);
+        for (int j = 0; j < GGML_MAX_SRC && fault == GRAPH_TENSOR_OK; j++) {
+            if (node->src[j] != NULL) {
+                bad_src = j;
+                fault = graph_tensor_check(node->src[j], need_data, &last_live);
             }
         }
+        if (fault == GRAPH_TENSOR_OK) {
+            bad_src = -1;
+        }
     }
-    return true;
+    ggml_backend_buffer_live_unlock();
+    if (fault == GRAPH_TENSOR_OK) {
+        return true;
+    }
+    const struct ggml_tensor * node = cgraph->nodes[bad_node];
+    if (fault == GRAPH_TENSOR_NULL) {
+        GGML_LOG_ERROR("%s: node %d is NULL\n", func, bad_node);
+        return false;
+    }
+    const struct ggml_tensor * t = bad_src >= 0 ? node->src[bad_src] : node;
+    char what[192];
+    if (bad_src >= 0) {
+        snprintf(what, sizeof(what), "source %d '%s' of node %d", bad_src, t->name, bad_node);
+    } else {
+        snprintf(what, sizeof(what), "node %d", bad_node);
+    }
+    if (fault == GRAPH_TENSOR_UNALLOCATED) {
+        GGML_LOG_ERROR("%s: %s '%s' (%s) is not allocated\n", func, what, node->name, ggml_op_desc(node));
+    } else {
+        GGML_LOG_ERROR("%s: the buffer of %s '%s' has been freed\n", func, what, node->name);
+    }
+    return false;
 }
 
 enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
@@ -888,7 +938,7 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         GGML_LOG_ERROR("%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
-    if (!graph_is_allocated(cgraph)) {
+    if (!ggml_backend_graph_tensors_ready(cgraph, true, "ggml_backend_graph_compute")) {
         return GGML_STATUS_FAILED;
     }
     return backend->iface.graph_compute(backend, cgraph);

@@ -57,6 +57,11 @@ GGML_API void ggml_log_callback_default(enum ggml_log_level level, const char * 
 GGML_API void * ggml_malloc(size_t size);
 GGML_API void * ggml_calloc(size_t n, size_t size);
 GGML_API void * ggml_realloc(void * ptr, size_t size);
+// Grows an array so that it holds at least `need` elements of elem_size bytes: the capacity *cap
+// doubles (starting from min_cap) until it does. Returns the array, moved as by realloc, and
+// updates *cap; NULL when out of memory or past INT_MAX elements (counts must fit an int), and
+// then the old array and *cap are untouched.
+GGML_API void * ggml_grow_array(void * arr, size_t * cap, size_t need, size_t elem_size, size_t min_cap);
 GGML_API void   ggml_free_mem(void * ptr);
 GGML_API void * ggml_aligned_malloc(size_t size);   // aligned to GGML_MEM_ALIGN_HOST; NULL on failure or size 0
 GGML_API void   ggml_aligned_free(void * ptr, size_t size);

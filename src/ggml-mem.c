@@ -6,7 +6,9 @@
 
 #include "ggml-impl.h"
 
+#include <limits.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 static atomic_long g_alloc_count;
 static atomic_long g_alloc_fault_at;
@@ -49,6 +51,25 @@ void * ggml_realloc(void * ptr, size_t size) {
         return NULL;
     }
     return realloc(ptr, size == 0 ? 1 : size);
+}
+
+void * ggml_grow_array(void * arr, size_t * cap, size_t need, size_t elem_size, size_t min_cap) {
+    if (need <= *cap && arr != NULL) {
+        return arr;
+    }
+    const size_t max_elems = elem_size > 0 && SIZE_MAX / elem_size < (size_t) INT_MAX ? SIZE_MAX / elem_size : (size_t) INT_MAX;
+    if (need > max_elems) {
+        return NULL;
+    }
+    size_t new_cap = *cap > min_cap ? *cap : (min_cap > 0 ? min_cap : 1);
+    while (new_cap < need) {
+        new_cap = new_cap > max_elems / 2 ? max_elems : 2 * new_cap;
+    }
+    void * p = ggml_realloc(arr, new_cap * elem_size);
+    if (p != NULL) {
+        *cap = new_cap;
+    }
+    return p;
 }
 
 void ggml_free_mem(void * ptr) {

@@ -204,7 +204,9 @@ static void test_backend_basics(void) {
     ggml_free(ctx);
 
     // NULL backend
-    TEST_CHECK(strcmp(ggml_backend_name(NULL), "NULL") == 0);
+    const char * null_name = NULL;
+    EXPECT_ERROR(null_name = ggml_backend_name(NULL));
+    TEST_CHECK(null_name != NULL && strcmp(null_name, "NULL") == 0);
     EXPECT_NO_ERROR(ggml_backend_free(NULL));
     ggml_guid_t gid = (ggml_guid_t) 1;
     EXPECT_ERROR(gid = ggml_backend_guid(NULL));

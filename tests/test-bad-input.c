@@ -5,8 +5,8 @@
 // frees that the headers document as answering 0 / false / NULL (or doing nothing) silently.
 //
 // The op constructors are covered elsewhere: NULL arguments, full contexts and shape/parameter
-// mismatches by test-ops-bad-input.c (element-wise and layout ops) and test-ops-nn.c (nn and
-// attention ops); wrong types and absurd shapes for every constructor by test-bad-input-ops.c.
+// mismatches by test-ops-arg-checks.c (element-wise and layout ops) and test-ops-nn.c (nn and
+// attention ops); wrong types and absurd shapes for every constructor by test-ops-input-sweep.c.
 // ggml-alloc.h, ggml-backend.h and ggml-cpu.h are in test-bad-input-backend.c.
 
 #include "ggml.h"

@@ -7,7 +7,9 @@
 //   - registry lookups from many threads while another thread loads and unloads a module;
 //   - misuse: one thread pool, and one CPU backend, used by two threads at once. The family
 //     documents this as not allowed; the library must detect it (an error status and a logged
-//     error) rather than corrupt memory.
+//     error) rather than corrupt memory;
+//   - the same misuse on one TEST stream and on one OpenCL backend (skipped, with a note, when
+//     the machine has no OpenCL device): every backend refuses the second graph.
 // Run it in the ThreadSanitizer build (-DGGML_SANITIZE=thread) to check for data races.
 
 #define _GNU_SOURCE // readlink
@@ -611,6 +613,229 @@ static void test_misuse(void) {
     ggml_backend_free(cpu);
 }
 
+//
+// 6. one stream of another backend (the TEST backend, OpenCL when a device exists) used by two
+//    threads at once: every backend refuses the second graph as the CPU backend does
+//
+
+enum { SN = 4096, S_STEPS = 8 };
+
+struct stream_job {
+    struct ggml_context * ctx;
+    ggml_backend_buffer_t buf;
+    struct ggml_tensor * x, * b, * out;
+    struct ggml_cgraph * gf;
+    float vx[SN], vb[SN];
+    double expected[SN];
+};
+
+// out = (...((x*0.5 + b)*0.5 + b)...) over S_STEPS steps of scale and add, in the backend's memory
+static bool stream_job_init(struct stream_job * j, ggml_backend_t backend, int salt) {
+    memset(j, 0, sizeof(*j));
+    for (int i = 0; i < SN; i++) {
+        j->vx[i] = val(i, salt);
+        j->vb[i] = val(i, salt + 1);
+        double e = j->vx[i];
+        for (int s = 0; s < S_STEPS; s++) {
+            e = e * 0.5 + j->vb[i];
+        }
+        j->expected[i] = e;
+    }
+    struct ggml_init_params p = { ggml_graph_overhead() + (2 * S_STEPS + 4) * ggml_tensor_overhead(), NULL, true };
+    j->ctx = ggml_init(p);
+    if (j->ctx == NULL) {
+        return false;
+    }
+    j->x = ggml_new_tensor_1d(j->ctx, GGML_TYPE_F32, SN);
+    j->b = ggml_new_tensor_1d(j->ctx, GGML_TYPE_F32, SN);
+    struct ggml_tensor * t = j->x;
+    for (int s = 0; s < S_STEPS && t != NULL; s++) {
+        t = ggml_add(j->ctx, ggml_scale(j->ctx, t, 0.5f), j->b);
+    }
+    j->out = t;
+    j->gf = ggml_new_graph(j->ctx);
+    if (j->out == NULL || j->gf == NULL) {
+        return false;
+    }
+    ggml_build_forward_expand(j->gf, j->out);
+    for (int i = 0; i < ggml_graph_n_nodes(j->gf); i++) {
+        struct ggml_tensor * node = ggml_graph_node(j->gf, i);
+        if (!ggml_backend_supports_op(backend, node)) {
+            printf("  %s does not support %s: skipped\n", ggml_backend_name(backend), ggml_op_desc(node));
+            return false;
+        }
+    }
+    j->buf = ggml_backend_alloc_ctx_tensors(j->ctx, backend);
+    if (j->buf == NULL) {
+        return false;
+    }
+    ggml_backend_tensor_set(j->x, j->vx, 0, sizeof(j->vx));
+    ggml_backend_tensor_set(j->b, j->vb, 0, sizeof(j->vb));
+    return true;
+}
+
+static bool stream_job_check(const struct stream_job * j) {
+    float * out = malloc(SN * sizeof(float));
+    if (out == NULL) {
+        return false;
+    }
+    ggml_backend_tensor_get(j->out, out, 0, SN * sizeof(float));
+    bool ok = true;
+    for (int i = 0; i < SN && ok; i++) {
+        ok = fabs(out[i] - j->expected[i]) <= 1e-5 * (1.0 + fabs(j->expected[i]));
+    }
+    free(out);
+    return ok;
+}
+
+static void stream_job_free(struct stream_job * j) {
+    ggml_backend_buffer_free(j->buf);
+    if (j->ctx != NULL) {
+        ggml_free(j->ctx);
+    }
+}
+
+struct stream_arg {
+    ggml_backend_t backend;
+    struct stream_job * j;
+    pthread_barrier_t * start;
+    int ok, wrong, failed;
+};
+
+static void * stream_misuse_thread(void * p) {
+    struct stream_arg * a = p;
+    for (int it = 0; it < ITERS; it++) {
+        pthread_barrier_wait(a->start);
+        const enum ggml_status st = ggml_backend_graph_compute(a->backend, a->j->gf);
+        ggml_backend_synchronize(a->backend);
+        if (st != GGML_STATUS_SUCCESS) {
+            a->failed++;
+        } else if (stream_job_check(a->j)) {
+            a->ok++;
+        } else {
+            a->wrong++;
+        }
+    }
+    return NULL;
+}
+
+// two threads compute their own graphs on one stream: every result is right or refused (logged)
+static void run_stream_misuse(const char * what, ggml_backend_t backend) {
+    static struct log_counter lc;
+    static struct stream_job jobs[2];
+    bool ok = true;
+    for (int i = 0; i < 2; i++) {
+        ok = stream_job_init(&jobs[i], backend, 60 + 7 * i) && ok;
+    }
+    if (ok) {
+        pthread_barrier_t start;
+        pthread_barrier_init(&start, NULL, 2);
+        struct stream_arg args[2];
+        for (int i = 0; i < 2; i++) {
+            args[i] = (struct stream_arg) { .backend = backend, .j = &jobs[i], .start = &start };
+        }
+        atomic_store(&lc.errors, 0);
+        ggml_log_set(count_log, &lc);
+        pthread_t th[2];
+        for (int i = 0; i < 2; i++) {
+            pthread_create(&th[i], NULL, stream_misuse_thread, &args[i]);
+        }
+        for (int i = 0; i < 2; i++) {
+            pthread_join(th[i], NULL);
+        }
+        ggml_log_set(NULL, NULL);
+        pthread_barrier_destroy(&start);
+        const int refused = args[0].failed + args[1].failed;
+        const int wrong = args[0].wrong + args[1].wrong;
+        printf("  %s: %d right, %d refused, %d wrong (%ld errors logged)\n", what, args[0].ok + args[1].ok, refused, wrong,
+                atomic_load(&lc.errors));
+        TEST_CHECK_MSG(wrong == 0, "%s: %d wrong results", what, wrong);
+        TEST_CHECK_MSG(atomic_load(&lc.errors) >= refused, "%s: %d refusals but %ld errors logged", what, refused, atomic_load(&lc.errors));
+        TEST_CHECK_MSG(args[0].ok + args[1].ok > 0, "%s: no graph computed at all", what);
+    }
+    for (int i = 0; i < 2; i++) {
+        stream_job_free(&jobs[i]);
+    }
+}
+
+struct stream_hold_arg {
+    ggml_backend_t backend;
+    struct stream_job * j;
+    enum ggml_status st;
+};
+
+static void * stream_hold_thread(void * p) {
+    struct stream_hold_arg * a = p;
+    a->st = ggml_backend_graph_compute(a->backend, a->j->gf);
+    return NULL;
+}
+
+// deterministic overlap on the TEST backend: its graph_compute waits before computing, and a
+// second graph started meanwhile must be refused with an error while the first finishes right
+static void check_test_backend_refuses(void) {
+    ggml_backend_t tb = test_backend_init();
+    static struct stream_job ja, jb;
+    memset(&ja, 0, sizeof(ja));
+    memset(&jb, 0, sizeof(jb));
+    TEST_CHECK(tb != NULL);
+    const bool ok = tb != NULL && stream_job_init(&ja, tb, 80) && stream_job_init(&jb, tb, 90);
+    TEST_CHECK(ok);
+    if (ok) {
+        test_backend_reset_stats();
+        test_backend_set_compute_delay(300 * 1000);
+        struct stream_hold_arg a = { tb, &ja, GGML_STATUS_FAILED };
+        pthread_t th;
+        pthread_create(&th, NULL, stream_hold_thread, &a);
+        struct test_backend_stats stats;
+        for (int i = 0; i < 5000; i++) {
+            test_backend_get_stats(&stats);
+            if (stats.n_compute > 0) {
+                break; // the first graph holds the stream
+            }
+            usleep(100);
+        }
+        static struct log_counter lc;
+        atomic_store(&lc.errors, 0);
+        ggml_log_set(count_log, &lc);
+        const enum ggml_status st_b = ggml_backend_graph_compute(tb, jb.gf);
+        ggml_log_set(NULL, NULL);
+        pthread_join(th, NULL);
+        test_backend_set_compute_delay(0);
+        TEST_CHECK_MSG(st_b != GGML_STATUS_SUCCESS && atomic_load(&lc.errors) >= 1,
+                "TEST: a second graph while the first runs was not refused with an error (status %d)", (int) st_b);
+        TEST_CHECK_MSG(a.st == GGML_STATUS_SUCCESS && stream_job_check(&ja), "TEST: the first graph did not finish correctly");
+        // once the first is done, the stream takes graphs again
+        TEST_CHECK(ggml_backend_graph_compute(tb, jb.gf) == GGML_STATUS_SUCCESS && stream_job_check(&jb));
+    }
+    stream_job_free(&ja);
+    stream_job_free(&jb);
+    ggml_backend_free(tb);
+}
+
+static void test_stream_misuse(void) {
+    check_test_backend_refuses();
+    ggml_backend_t tb = test_backend_init();
+    TEST_CHECK(tb != NULL);
+    if (tb != NULL) {
+        test_backend_set_compute_delay(2000); // long enough for the two threads' graphs to meet
+        run_stream_misuse("one TEST stream, two threads", tb);
+        test_backend_set_compute_delay(0);
+        ggml_backend_free(tb);
+    }
+    ggml_backend_reg_t ocl = ggml_backend_reg_by_name("OpenCL");
+    ggml_backend_dev_t dev = ocl != NULL && ggml_backend_reg_dev_count(ocl) > 0 ? ggml_backend_reg_dev_get(ocl, 0) : NULL;
+    if (dev == NULL) {
+        printf("  one OpenCL backend, two threads: skipped (no OpenCL device)\n");
+        return;
+    }
+    ggml_backend_t cl = ggml_backend_dev_init(dev, NULL);
+    TEST_CHECK(cl != NULL);
+    if (cl != NULL) {
+        run_stream_misuse("one OpenCL backend, two threads", cl);
+        ggml_backend_free(cl);
+    }
+}
+
 static void find_module(int argc, char ** argv) {
     if (argc > 1) {
         snprintf(g_module_path, sizeof(g_module_path), "%s/libggml-testmod.so", argv[1]);
@@ -641,5 +866,6 @@ int main(int argc, char ** argv) {
     test_log_switching();
     test_registry_threads();
     test_misuse();
+    test_stream_misuse();
     return test_finish("test-concurrency");
 }

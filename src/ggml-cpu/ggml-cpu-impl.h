@@ -75,9 +75,6 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp);
 // ggml_cpu_barrier, so the usual loop needs no set-up:
 //     for (int c = ggml_cpu_chunk_next(tp); c < n_chunks; c = ggml_cpu_chunk_next(tp)) { ... }
 int ggml_cpu_chunk_next(struct ggml_threadpool * tp);
-// Sets the counter explicitly (rarely needed; only safe when followed by a ggml_cpu_barrier
-// before any thread calls ggml_cpu_chunk_next).
-void ggml_cpu_chunk_set(struct ggml_threadpool * tp, int value);
 
 // [*start, *end) = the ith of nth nearly equal parts of [0, n).
 static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * start, int64_t * end) {
@@ -122,7 +119,6 @@ enum ggml_cpu_family {
 
 // family of an op (GGML_CPU_FAMILY_UNSUPPORTED for ops no family computes)
 enum ggml_cpu_family ggml_cpu_op_family(enum ggml_op op);
-const char *         ggml_cpu_family_name(enum ggml_cpu_family family);
 
 bool             ggml_cpu_unary_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_unary_work_size(const struct ggml_tensor * op, int n_threads);

@@ -88,27 +88,6 @@ enum ggml_cpu_family ggml_cpu_op_family(enum ggml_op op) {
     return (enum ggml_cpu_family) op_family[op];
 }
 
-const char * ggml_cpu_family_name(enum ggml_cpu_family family) {
-    static const char * const names[GGML_CPU_FAMILY_COUNT] = {
-        [GGML_CPU_FAMILY_UNSUPPORTED] = "unsupported",
-        [GGML_CPU_FAMILY_NONE]        = "none",
-        [GGML_CPU_FAMILY_UNARY]       = "unary",
-        [GGML_CPU_FAMILY_BINARY]      = "binary",
-        [GGML_CPU_FAMILY_COPY]        = "copy",
-        [GGML_CPU_FAMILY_REDUCE]      = "reduce",
-        [GGML_CPU_FAMILY_NORM]        = "norm",
-        [GGML_CPU_FAMILY_ROPE]        = "rope",
-        [GGML_CPU_FAMILY_MATMUL]      = "matmul",
-        [GGML_CPU_FAMILY_CONV]        = "conv",
-        [GGML_CPU_FAMILY_ATTN]        = "attn",
-        [GGML_CPU_FAMILY_CUSTOM]      = "custom",
-    };
-    if ((int) family < 0 || family >= GGML_CPU_FAMILY_COUNT) {
-        return "?";
-    }
-    return names[family];
-}
-
 //
 // custom ops
 //

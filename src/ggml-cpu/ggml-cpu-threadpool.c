@@ -149,10 +149,6 @@ int ggml_cpu_chunk_next(struct ggml_threadpool * tp) {
     return atomic_fetch_add_explicit(&tp->current_chunk, 1, memory_order_relaxed);
 }
 
-void ggml_cpu_chunk_set(struct ggml_threadpool * tp, int value) {
-    atomic_store_explicit(&tp->current_chunk, value, memory_order_relaxed);
-}
-
 //
 // workers
 //

@@ -1,7 +1,7 @@
 #pragma once
 
 // Row-level vector helpers of the CPU kernels, one implementation per SIMD level (portable C,
-// AVX2+FMA+F16C, AVX-512), chosen at run time.
+// AVX2+FMA+F16C, AVX-512; the vec member of each level's table, cpu-kernels.h), chosen at run time.
 //
 // A kernel fetches the table once per forward call and calls its members on contiguous rows:
 //     const struct ggml_vec_funcs * vf = ggml_vec_get(params->use_ref);
@@ -24,9 +24,10 @@
 // exponential, which no float formula avoids. NaN gives NaN; infinities give the function's limits
 // (or NaN where the exact formula has inf*0, as silu(-inf)). The portable level uses the C library
 // (expf, expm1f, tanhf, erfcf) in the same formulas; the SIMD levels use the approximations
-// described in ggml-cpu-vec-x86.c.
+// described in arch/x86/x86-vec-common.h.
 
 #include "ggml.h"
+#include "ggml-impl.h"
 #include "ggml-cpu-isa.h"
 
 #include <stdbool.h>
@@ -123,6 +124,29 @@ void ggml_vec_load_f32(const struct ggml_vec_funcs * vf, enum ggml_type type, co
 void ggml_vec_store_f32(const struct ggml_vec_funcs * vf, enum ggml_type type, void * y, size_t stride,
         int64_t n, const float * x);
 
+// One element of type F32, F16 or BF16 (other types: 0).
+static inline float ggml_vec_load_elem(enum ggml_type type, const void * p) {
+    switch (type) {
+        case GGML_TYPE_F32: {
+            float v;
+            memcpy(&v, p, sizeof(v));
+            return v;
+        }
+        case GGML_TYPE_F16: {
+            ggml_fp16_t h;
+            memcpy(&h, p, sizeof(h));
+            return GGML_FP16_TO_FP32(h);
+        }
+        case GGML_TYPE_BF16: {
+            ggml_bf16_t h;
+            memcpy(&h, p, sizeof(h));
+            return GGML_BF16_TO_FP32(h);
+        }
+        default:
+            return 0.0f;
+    }
+}
+
 // Copies n elements of es bytes (1, 2, 4, 8 or any other size) from src (snb bytes apart) to dst
 // (dnb bytes apart), bit for bit. Exact aliasing (dst == src, same strides) is allowed.
 static inline void ggml_vec_copy_elems(void * dst, size_t dnb, const void * src, size_t snb, int64_t n, size_t es) {
@@ -194,14 +218,6 @@ static inline void ggml_vec_row_index(const int64_t ne[4], int64_t r, int64_t * 
     *i2 = r % ne[2];
     *i3 = r / ne[2];
 }
-
-//
-// Internal: the SIMD tables (ggml-cpu-vec-x86.c); NULL members are filled from the portable table.
-//
-#if GGML_CPU_X86
-extern const struct ggml_vec_funcs ggml_vec_funcs_avx2;
-extern const struct ggml_vec_funcs ggml_vec_funcs_avx512;
-#endif
 
 #ifdef __cplusplus
 }

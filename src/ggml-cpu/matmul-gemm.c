@@ -1,10 +1,20 @@
-// The blocked GEMM driver, the generic (any stride, any type) packers and the portable C kernel
-// set of the matrix-product family. See matmul-impl.h for the layouts.
+// The blocked GEMM driver and the generic (any stride, any type) packers of the matrix-product
+// family. See matmul-impl.h for the layouts; the kernel sets live under arch/.
 
 #include "matmul-impl.h"
-#include "ggml-cpu-isa.h"
+#include "ggml-impl.h"
 
+#include <math.h>
 #include <string.h>
+
+void ggml_mm_unknown_type(enum ggml_type type, float * out, int64_t nn, int nb, int64_t ldo) {
+    GGML_LOG_ERROR("%s: type %d is not a matrix-product type (supports_op must refuse it)\n", __func__, (int) type);
+    for (int m = 0; m < nb; m++) {
+        for (int64_t i = 0; i < nn; i++) {
+            out[m*ldo + i] = NAN;
+        }
+    }
+}
 
 //
 // element conversion
@@ -44,8 +54,8 @@ void ggml_mm_load_f32(enum ggml_type type, const char * p, int64_t stride, int64
             }
             break;
         default:
-            // the family's supports() admits only the three types above
-            memset(out, 0, (size_t) n*sizeof(float));
+            // unreachable past ggml_cpu_matmul_supports
+            ggml_mm_unknown_type(type, out, n, 1, 0);
             break;
     }
 }
@@ -174,110 +184,4 @@ void ggml_mm_gemm_block(const struct ggml_mm_kernels * kr, const struct ggml_mm_
             }
         }
     }
-}
-
-//
-// portable C kernel set
-//
-
-#define MM_P_MR 4
-#define MM_P_NR 16
-
-static void mm_kernel_portable(int64_t kc, const float * bp, const float * ap, float * c, int64_t ldc, bool acc) {
-    float r[MM_P_MR][MM_P_NR];
-    for (int i = 0; i < MM_P_MR; i++) {
-        for (int j = 0; j < MM_P_NR; j++) {
-            r[i][j] = 0.0f;
-        }
-    }
-    for (int64_t k = 0; k < kc; k++) {
-        const float * av = ap + k*MM_P_NR;
-        for (int i = 0; i < MM_P_MR; i++) {
-            const float bv = bp[i*GGML_MM_KC + k];
-            for (int j = 0; j < MM_P_NR; j++) {
-                r[i][j] += bv*av[j];
-            }
-        }
-    }
-    for (int i = 0; i < MM_P_MR; i++) {
-        float * crow = c + i*ldc;
-        if (acc) {
-            for (int j = 0; j < MM_P_NR; j++) {
-                crow[j] += r[i][j];
-            }
-        } else {
-            for (int j = 0; j < MM_P_NR; j++) {
-                crow[j] = r[i][j];
-            }
-        }
-    }
-}
-
-static void mm_pack_a_portable(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t k0, int64_t kc, float * ap) {
-    ggml_mm_pack_a_generic(a, n0, nn, k0, kc, MM_P_NR, ap);
-}
-
-// A rows converted in chunks so that F16/BF16 weights need no full-row scratch
-#define MM_P_CHUNK 256
-
-static void mm_gemv_portable(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
-                             const float * const * b, int nb, float * out, int64_t ldo) {
-    float tmp[MM_P_CHUNK];
-    for (int64_t i = 0; i < nn; i++) {
-        const char * row = a->data + (n0 + i)*a->s_r;
-        float sum[GGML_MM_GEMV_M][4] = {{0}};
-        for (int64_t k0 = 0; k0 < K; k0 += MM_P_CHUNK) {
-            const int64_t kc = MIN((int64_t) MM_P_CHUNK, K - k0);
-            const float * av;
-            if (a->type == GGML_TYPE_F32 && ((uintptr_t) row % sizeof(float)) == 0) {
-                av = (const float *)(const void *) row + k0;
-            } else {
-                ggml_mm_load_f32(a->type, row + k0*a->s_k, a->s_k, kc, tmp);
-                av = tmp;
-            }
-            for (int m = 0; m < nb; m++) {
-                const float * bv = b[m] + k0;
-                int64_t k = 0;
-                for (; k + 4 <= kc; k += 4) {
-                    sum[m][0] += av[k + 0]*bv[k + 0];
-                    sum[m][1] += av[k + 1]*bv[k + 1];
-                    sum[m][2] += av[k + 2]*bv[k + 2];
-                    sum[m][3] += av[k + 3]*bv[k + 3];
-                }
-                for (; k < kc; k++) {
-                    sum[m][0] += av[k]*bv[k];
-                }
-            }
-        }
-        for (int m = 0; m < nb; m++) {
-            out[m*ldo + i] = (sum[m][0] + sum[m][1]) + (sum[m][2] + sum[m][3]);
-        }
-    }
-}
-
-static const struct ggml_mm_kernels mm_kernels_portable = {
-    /*.name   =*/ "portable",
-    /*.mr     =*/ MM_P_MR,
-    /*.nr     =*/ MM_P_NR,
-    /*.kernel =*/ mm_kernel_portable,
-    /*.pack_a =*/ mm_pack_a_portable,
-    /*.gemv   =*/ mm_gemv_portable,
-};
-
-const struct ggml_mm_kernels * ggml_mm_kernels_portable(void) {
-    return &mm_kernels_portable;
-}
-
-const struct ggml_mm_kernels * ggml_mm_kernels_for(enum ggml_cpu_isa_level level) {
-#if GGML_CPU_X86
-    if (level >= GGML_CPU_ISA_AVX512) {
-        return ggml_mm_kernels_avx512();
-    }
-    if (level >= GGML_CPU_ISA_AVX2) {
-        return ggml_mm_kernels_avx2();
-    }
-#else
-    GGML_UNUSED(level);
-#endif
-    return &mm_kernels_portable;
 }

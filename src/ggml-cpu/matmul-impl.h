@@ -1,6 +1,6 @@
 #pragma once
 
-// Internals of the CPU matrix-product family (ops-matmul.c): a packed, cache-blocked GEMM and a
+// Internals of the CPU matrix-product family (cpu-ops-matmul.c): a packed, cache-blocked GEMM and a
 // streaming matrix-vector kernel, with one kernel set per SIMD level.
 //
 // Both ops reduce to one form. C is an M x N block of floats, row m at c + m*ldc:
@@ -64,14 +64,8 @@ struct ggml_mm_kernels {
     ggml_mm_gemv_fn   gemv;
 };
 
-// The kernel set for a level (a set for a lower level when the build has no code for it).
-const struct ggml_mm_kernels * ggml_mm_kernels_for(enum ggml_cpu_isa_level level);
-
-const struct ggml_mm_kernels * ggml_mm_kernels_portable(void);
-#if GGML_CPU_X86
-const struct ggml_mm_kernels * ggml_mm_kernels_avx2(void);
-const struct ggml_mm_kernels * ggml_mm_kernels_avx512(void);
-#endif
+// The kernel set of each level is the mm member of that level's struct ggml_cpu_kernels
+// (cpu-kernels.h; sources under arch/).
 
 // Floats of per-thread scratch that ggml_mm_gemm_block needs.
 #define GGML_MM_GEMM_SCRATCH ((size_t) GGML_MM_NC*GGML_MM_KC + (size_t) GGML_MM_MR_MAX*GGML_MM_KC + \
@@ -95,9 +89,21 @@ void ggml_mm_pack_b(const struct ggml_mm_src * b, int64_t m0, int64_t mr, int64_
 // n elements starting at p, `stride` bytes apart, of type `type`, converted to floats.
 void ggml_mm_load_f32(enum ggml_type type, const char * p, int64_t stride, int64_t n, float * out);
 
+// Element size of the types this family computes; 0 for any other type. ggml_cpu_matmul_supports
+// admits only these three, so no other type reaches the kernels; should one do so anyway, the
+// loaders below log an error and produce NaN (never zeros that look like a result).
 static inline size_t ggml_mm_type_size(enum ggml_type type) {
-    return type == GGML_TYPE_F32 ? 4 : 2;
+    switch (type) {
+        case GGML_TYPE_F32:  return sizeof(float);
+        case GGML_TYPE_F16:  return sizeof(ggml_fp16_t);
+        case GGML_TYPE_BF16: return sizeof(ggml_bf16_t);
+        default:             return 0;
+    }
 }
+
+// The defensive path for a type no kernel reads: logs the error and fills the nn x nb results
+// (out[m*ldo + i]) with NaN.
+void ggml_mm_unknown_type(enum ggml_type type, float * out, int64_t nn, int nb, int64_t ldo);
 
 #ifdef __cplusplus
 }

@@ -121,6 +121,7 @@ struct ggml_ocl_device {
     cl_command_queue xfer_queue;   // blocking buffer operations (created on first use)
     enum ggml_ocl_prog_state prog_state[GGML_OCL_PROG_COUNT];
     cl_program               programs[GGML_OCL_PROG_COUNT];
+    int                      n_backends; // streams alive on the device (under lock)
 
     struct ggml_backend_device      dev;
     struct ggml_backend_buffer_type buft;      // device memory
@@ -191,6 +192,9 @@ struct ggml_ocl_backend {
     struct ggml_ocl_kernel_slot * kernels;
     int n_kernels;
     int cap_kernels;
+
+    // set while a graph runs: kernel arguments and the kernel cache belong to one caller at a time
+    atomic_bool busy;
 };
 
 struct ggml_ocl_backend * ggml_ocl_backend_ctx(ggml_backend_t backend); // NULL if not OpenCL
@@ -215,7 +219,12 @@ void ggml_ocl_event_wait(ggml_backend_t backend, ggml_backend_event_t event);
 // Builds program prog for the device on first use (thread-safe); true when it is ready.
 bool       ggml_ocl_program_ready(struct ggml_ocl_device * d, enum ggml_ocl_prog prog);
 cl_program ggml_ocl_program_get(struct ggml_ocl_device * d, enum ggml_ocl_prog prog); // NULL unless ready
-void       ggml_ocl_programs_release(struct ggml_ocl_device * d);
+// A backend (stream) on the device starts / ends. When the last one ends, the device's built
+// programs are released (kernels hold their own references, and are released first); they are
+// built again, from the on-disk cache when it has them, if the device is used again. Programs
+// whose build failed stay failed.
+void       ggml_ocl_programs_hold(struct ggml_ocl_device * d);
+void       ggml_ocl_programs_drop(struct ggml_ocl_device * d);
 
 // Test hook (reached through get_proc_address "ggml_backend_opencl_test_set_program_source"):
 // replaces the source of program `name` ("norm", ...) for the builds that follow; NULL restores the

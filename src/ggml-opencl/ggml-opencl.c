@@ -8,6 +8,7 @@
 // queues are created when a device is first used.
 
 #include "ggml-opencl-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -199,6 +200,7 @@ static void ocl_backend_free(ggml_backend_t backend) {
     if (be->queue != NULL) {
         GGML_OCL_OK(clReleaseCommandQueue(be->queue), "clReleaseCommandQueue");
     }
+    ggml_ocl_programs_drop(be->dev); // the last stream of the device releases its programs
     ggml_free_mem(be);
     ggml_free_mem(backend);
 }
@@ -210,7 +212,7 @@ static bool ocl_backend_tensor_at(struct ggml_ocl_backend * be, const struct ggm
     if (!ggml_ocl_tensor_mem(t, func, mem, &toff)) {
         return false;
     }
-    ggml_backend_buffer_t buf = t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     const struct ggml_ocl_buffer * b = buf->context;
     if (b->dev->platform != be->dev->platform) {
         GGML_LOG_ERROR("%s: tensor '%s' is in %s, outside the OpenCL context of %s\n", func, t->name, b->dev->name, be->name);
@@ -252,8 +254,8 @@ static bool ocl_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backen
     if (bs == NULL || bd == NULL || bs->dev->platform != bd->dev->platform) {
         return false;
     }
-    ggml_backend_buffer_t sbuf = src->view_src != NULL && src->view_src->buffer != NULL ? src->view_src->buffer : src->buffer;
-    ggml_backend_buffer_t dbuf = dst->view_src != NULL && dst->view_src->buffer != NULL ? dst->view_src->buffer : dst->buffer;
+    ggml_backend_buffer_t sbuf = ggml_tensor_data_buffer(src);
+    ggml_backend_buffer_t dbuf = ggml_tensor_data_buffer(dst);
     if (!ggml_ocl_buffer_is_device(sbuf) || !ggml_ocl_buffer_is_device(dbuf)) {
         return false;
     }
@@ -290,7 +292,15 @@ static void ocl_backend_synchronize(ggml_backend_t backend) {
 
 static enum ggml_status ocl_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
     struct ggml_ocl_backend * be = backend->context;
-    return ggml_ocl_graph_compute(be, cgraph);
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&be->busy, &expected, true)) {
+        GGML_LOG_ERROR("ggml_backend_opencl_graph_compute: %s is already computing a graph "
+                       "(one graph at a time per backend: give each thread its own backend)\n", be->name);
+        return GGML_STATUS_FAILED;
+    }
+    const enum ggml_status st = ggml_ocl_graph_compute(be, cgraph);
+    atomic_store(&be->busy, false);
+    return st;
 }
 
 static const struct ggml_backend_i ocl_backend_iface = {
@@ -367,6 +377,7 @@ static ggml_backend_t ocl_dev_init_backend(ggml_backend_dev_t dev, const char * 
         return NULL;
     }
     be->dev = d;
+    atomic_init(&be->busy, false);
     snprintf(be->name, sizeof(be->name), "%s", d->name);
     be->queue = ggml_ocl_queue_new(d);
     if (be->queue == NULL) {
@@ -378,6 +389,7 @@ static ggml_backend_t ocl_dev_init_backend(ggml_backend_dev_t dev, const char * 
     backend->iface   = ocl_backend_iface;
     backend->device  = dev;
     backend->context = be;
+    ggml_ocl_programs_hold(d);
     return backend;
 }
 

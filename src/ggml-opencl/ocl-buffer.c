@@ -10,6 +10,8 @@
 //     whole life; a host buffer (is_host) that the driver can transfer from and to quickly.
 
 #include "ggml-opencl-impl.h"
+#include "ggml-backend-host-buffer.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +28,7 @@ bool ggml_ocl_buffer_is_device(ggml_backend_buffer_t buffer) {
 }
 
 bool ggml_ocl_tensor_mem(const struct ggml_tensor * t, const char * who, cl_mem * mem, size_t * offset) {
-    ggml_backend_buffer_t buf = t->view_src != NULL && t->view_src->buffer != NULL ? t->view_src->buffer : t->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     if (!ggml_ocl_buffer_is_device(buf) || t->data == NULL) {
         GGML_LOG_ERROR("%s: tensor '%s' (%s) is not in an OpenCL device buffer (buffer %s)\n",
             who, t->name, ggml_op_desc(t), buf != NULL ? ggml_backend_buffer_name(buf) : "none");
@@ -178,7 +180,7 @@ static bool ocl_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggm
     if (!ocl_buffer_offset(buffer, dst, 0, n, __func__, &at)) {
         return false;
     }
-    ggml_backend_buffer_t sbuf = src->view_src != NULL && src->view_src->buffer != NULL ? src->view_src->buffer : src->buffer;
+    ggml_backend_buffer_t sbuf = ggml_tensor_data_buffer(src);
     if (ggml_ocl_buffer_is_device(sbuf)) {
         const struct ggml_ocl_buffer * sb = sbuf->context;
         if (sb->dev->platform != b->dev->platform) {
@@ -359,50 +361,6 @@ static void * ocl_host_buffer_get_base(ggml_backend_buffer_t buffer) {
     return b->base;
 }
 
-static void ocl_host_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value, size_t offset, size_t size) {
-    (void) buffer;
-    memset((char *) tensor->data + offset, value, size);
-}
-
-static void ocl_host_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data, size_t offset, size_t size) {
-    (void) buffer;
-    memcpy((char *) tensor->data + offset, data, size);
-}
-
-static void ocl_host_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data, size_t offset, size_t size) {
-    (void) buffer;
-    memcpy(data, (const char *) tensor->data + offset, size);
-}
-
-static bool ocl_host_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * src, struct ggml_tensor * dst) {
-    (void) buffer;
-    ggml_backend_buffer_t sbuf = src->view_src != NULL && src->view_src->buffer != NULL ? src->view_src->buffer : src->buffer;
-    if (sbuf != NULL && ggml_backend_buffer_is_host(sbuf) && src->data != NULL) {
-        memcpy(dst->data, src->data, ggml_nbytes(src));
-        return true;
-    }
-    return false;
-}
-
-static void ocl_host_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
-    struct ggml_ocl_buffer * b = buffer->context;
-    memset(b->base, value, b->size);
-}
-
-static const struct ggml_backend_buffer_i ocl_host_buffer_iface = {
-    /* .free_buffer   = */ ocl_host_buffer_free,
-    /* .get_base      = */ ocl_host_buffer_get_base,
-    /* .init_tensor   = */ NULL,
-    /* .memset_tensor = */ ocl_host_buffer_memset_tensor,
-    /* .set_tensor    = */ ocl_host_buffer_set_tensor,
-    /* .get_tensor    = */ ocl_host_buffer_get_tensor,
-    /* .set_tensor_2d = */ NULL,
-    /* .get_tensor_2d = */ NULL,
-    /* .cpy_tensor    = */ ocl_host_buffer_cpy_tensor,
-    /* .clear         = */ ocl_host_buffer_clear,
-    /* .reset         = */ NULL,
-};
-
 static const char * ocl_host_buft_get_name(ggml_backend_buffer_type_t buft) {
     struct ggml_ocl_device * d = buft->context;
     return d->buft_host_name;
@@ -442,7 +400,7 @@ static ggml_backend_buffer_t ocl_host_buft_alloc_buffer(ggml_backend_buffer_type
     }
     b->dev  = d;
     b->size = size;
-    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, ocl_host_buffer_iface, b, size);
+    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, ggml_backend_host_buffer_iface(ocl_host_buffer_free, ocl_host_buffer_get_base), b, size);
     if (buffer == NULL) {
         ocl_host_buffer_free(&(struct ggml_backend_buffer) { .context = b });
         return NULL;

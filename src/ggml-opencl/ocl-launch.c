@@ -1,6 +1,7 @@
 // Kernel arguments and launches for the op families.
 
 #include "ggml-opencl-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <string.h>
 
@@ -133,8 +134,8 @@ size_t ggml_ocl_wg_size(const struct ggml_ocl_device * d, size_t want) {
 }
 
 bool ggml_ocl_same_memory(const struct ggml_tensor * a, const struct ggml_tensor * b) {
-    ggml_backend_buffer_t ba = a->view_src != NULL && a->view_src->buffer != NULL ? a->view_src->buffer : a->buffer;
-    ggml_backend_buffer_t bb = b->view_src != NULL && b->view_src->buffer != NULL ? b->view_src->buffer : b->buffer;
+    ggml_backend_buffer_t ba = ggml_tensor_data_buffer(a);
+    ggml_backend_buffer_t bb = ggml_tensor_data_buffer(b);
     return ba == bb && a->data == b->data;
 }
 

@@ -355,14 +355,22 @@ cl_program ggml_ocl_program_get(struct ggml_ocl_device * d, enum ggml_ocl_prog p
     return p;
 }
 
-void ggml_ocl_programs_release(struct ggml_ocl_device * d) {
+void ggml_ocl_programs_hold(struct ggml_ocl_device * d) {
     pthread_mutex_lock(&d->lock);
-    for (int i = 0; i < GGML_OCL_PROG_COUNT; i++) {
-        if (d->programs[i] != NULL) {
-            GGML_OCL_OK(clReleaseProgram(d->programs[i]), "clReleaseProgram");
-            d->programs[i] = NULL;
+    d->n_backends++;
+    pthread_mutex_unlock(&d->lock);
+}
+
+void ggml_ocl_programs_drop(struct ggml_ocl_device * d) {
+    pthread_mutex_lock(&d->lock);
+    if (d->n_backends > 0 && --d->n_backends == 0) {
+        for (int i = 0; i < GGML_OCL_PROG_COUNT; i++) {
+            if (d->programs[i] != NULL) {
+                GGML_OCL_OK(clReleaseProgram(d->programs[i]), "clReleaseProgram");
+                d->programs[i]   = NULL;
+                d->prog_state[i] = GGML_OCL_PROG_NOT_BUILT;
+            }
         }
-        d->prog_state[i] = GGML_OCL_PROG_NOT_BUILT;
     }
     pthread_mutex_unlock(&d->lock);
 }
@@ -383,15 +391,15 @@ cl_kernel ggml_ocl_get_kernel(struct ggml_ocl_backend * be, enum ggml_ocl_prog p
         return NULL;
     }
     if (be->n_kernels == be->cap_kernels) {
-        const int cap = be->cap_kernels ? 2*be->cap_kernels : 32;
-        struct ggml_ocl_kernel_slot * k = ggml_realloc(be->kernels, (size_t) cap*sizeof(*k));
+        size_t cap = (size_t) be->cap_kernels;
+        struct ggml_ocl_kernel_slot * k = ggml_grow_array(be->kernels, &cap, (size_t) be->n_kernels + 1, sizeof(*k), 32);
         if (k == NULL) {
             GGML_LOG_ERROR("%s: out of host memory\n", __func__);
             GGML_OCL_OK(clReleaseProgram(program), "clReleaseProgram");
             return NULL;
         }
         be->kernels = k;
-        be->cap_kernels = cap;
+        be->cap_kernels = (int) cap;
     }
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = clCreateKernel(program, name, &err);

@@ -1,15 +1,19 @@
 // The TEST backend: a device with private (non-host) memory, deferred asynchronous copies and
 // events, computing a handful of F32 ops. See test-backend.h.
 
+#define _POSIX_C_SOURCE 200809L // nanosleep
+
 #include "test-backend.h"
 
 #include "ggml-backend-impl.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 //
 // configuration and statistics
@@ -24,7 +28,8 @@ static struct {
     atomic_bool cpy_async;
     atomic_bool offload;
     atomic_bool op_disabled[GGML_OP_COUNT];
-} g_cfg = { 0, 0, SIZE_MAX, 1, true, true, false, { false } };
+    atomic_long compute_delay_us; // graph_compute sleeps this long first (to make calls overlap)
+} g_cfg = { 0, 0, SIZE_MAX, 1, true, true, false, { false }, 0 };
 
 static struct {
     atomic_long buffers_alive, bytes_alive, backends_alive, events_alive;
@@ -55,6 +60,7 @@ void test_backend_reset_config(void) {
     for (int i = 0; i < GGML_OP_COUNT; i++) {
         atomic_store(&g_cfg.op_disabled[i], false);
     }
+    atomic_store(&g_cfg.compute_delay_us, 0);
 }
 
 void test_backend_set_alloc_fail(long n)       { atomic_store(&g_cfg.alloc_fail_at, n > 0 ? n : 0); }
@@ -64,6 +70,7 @@ void test_backend_set_alloc_pad(size_t pad)    { atomic_store(&g_cfg.alloc_pad, 
 void test_backend_set_cpy_tensor(bool enabled) { atomic_store(&g_cfg.cpy_tensor, enabled); }
 void test_backend_set_cpy_async(bool enabled)  { atomic_store(&g_cfg.cpy_async, enabled); }
 void test_backend_set_offload(bool offload)    { atomic_store(&g_cfg.offload, offload); }
+void test_backend_set_compute_delay(long us)   { atomic_store(&g_cfg.compute_delay_us, us > 0 ? us : 0); }
 
 void test_backend_set_op_supported(enum ggml_op op, bool supported) {
     if ((int) op >= 0 && op < GGML_OP_COUNT) {
@@ -141,7 +148,7 @@ bool test_backend_buffer_is_test(ggml_backend_buffer_t buffer) {
 }
 
 static struct tb_buffer * tb_buffer_of_tensor(const struct ggml_tensor * t) {
-    ggml_backend_buffer_t buf = t->view_src ? t->view_src->buffer : t->buffer;
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     return test_backend_buffer_is_test(buf) ? (struct tb_buffer *) buf->context : NULL;
 }
 
@@ -253,7 +260,7 @@ static bool tb_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggml
     if (n != ggml_nbytes(dst)) {
         return false;
     }
-    ggml_backend_buffer_t src_buf = src->view_src ? src->view_src->buffer : src->buffer;
+    ggml_backend_buffer_t src_buf = ggml_tensor_data_buffer(src);
     const uint8_t * from = NULL;
     if (test_backend_buffer_is_test(src_buf)) {
         from = tb_tensor_mem(src, 0, n, "cpy_tensor (src)");
@@ -389,6 +396,7 @@ struct tb_stream {
     int            n_ops;
     int            cap;
     int            n_threads;
+    atomic_bool    busy; // a graph is running: a second caller is refused, as by the CPU backend
 };
 
 struct tb_event {
@@ -428,15 +436,15 @@ static void tb_flush(struct tb_stream * s) {
 // queues op; when the queue cannot grow, runs everything queued and then op (same order)
 static void tb_enqueue(struct tb_stream * s, struct tb_op op) {
     if (s->n_ops == s->cap) {
-        int cap = s->cap ? 2*s->cap : 16;
-        struct tb_op * ops = (struct tb_op *) ggml_realloc(s->ops, (size_t) cap * sizeof(struct tb_op));
+        size_t cap = (size_t) s->cap;
+        struct tb_op * ops = (struct tb_op *) ggml_grow_array(s->ops, &cap, (size_t) s->n_ops + 1, sizeof(struct tb_op), 16);
         if (ops == NULL) {
             tb_flush(s);
             tb_exec(&op);
             return;
         }
         s->ops = ops;
-        s->cap = cap;
+        s->cap = (int) cap;
     }
     s->ops[s->n_ops++] = op;
 }
@@ -583,8 +591,7 @@ static void tb_backend_event_wait(ggml_backend_t backend, ggml_backend_event_t e
 //
 
 static bool tb_is_view_op(enum ggml_op op) {
-    return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE ||
-           op == GGML_OP_TRANSPOSE;
+    return op == GGML_OP_NONE || ggml_op_is_view(op);
 }
 
 static bool tb_f32_contiguous(const struct ggml_tensor * t) {
@@ -687,15 +694,25 @@ static enum ggml_status tb_compute_node(struct tb_stream * s, struct ggml_tensor
 
 static enum ggml_status tb_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
     struct tb_stream * s = (struct tb_stream *) backend->context;
-    atomic_fetch_add(&g_st.n_compute, 1);
-    tb_flush(s); // the graph reads what was queued before it
-    for (int i = 0; i < cgraph->n_nodes; i++) {
-        enum ggml_status st = tb_compute_node(s, cgraph->nodes[i]);
-        if (st != GGML_STATUS_SUCCESS) {
-            return st;
-        }
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&s->busy, &expected, true)) {
+        GGML_LOG_ERROR("test-backend: %s is already computing a graph "
+                       "(one graph at a time per backend: give each thread its own backend)\n", tb_backend_get_name(backend));
+        return GGML_STATUS_FAILED;
     }
-    return GGML_STATUS_SUCCESS;
+    atomic_fetch_add(&g_st.n_compute, 1);
+    const long delay = atomic_load(&g_cfg.compute_delay_us);
+    if (delay > 0) {
+        const struct timespec ts = { delay / 1000000, (delay % 1000000) * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    tb_flush(s); // the graph reads what was queued before it
+    enum ggml_status st = GGML_STATUS_SUCCESS;
+    for (int i = 0; i < cgraph->n_nodes && st == GGML_STATUS_SUCCESS; i++) {
+        st = tb_compute_node(s, cgraph->nodes[i]);
+    }
+    atomic_store(&s->busy, false);
+    return st;
 }
 
 static const struct ggml_backend_i tb_backend_iface = {
@@ -773,6 +790,7 @@ static ggml_backend_t tb_dev_init_backend(ggml_backend_dev_t dev, const char * p
     }
     s->dev       = tb_dev_index(dev);
     s->n_threads = -1;
+    atomic_init(&s->busy, false);
     backend->guid    = tb_guid();
     backend->iface   = tb_backend_iface;
     backend->device  = dev;

@@ -62,6 +62,8 @@ void test_backend_set_cpy_async(bool enabled);
 void test_backend_set_op_supported(enum ggml_op op, bool supported);
 // offload_op answer for supported ops (default false)
 void test_backend_set_offload(bool offload);
+// graph_compute sleeps `us` microseconds before it computes (0: not), so that tests can make two calls overlap
+void test_backend_set_compute_delay(long us);
 
 //
 // observation

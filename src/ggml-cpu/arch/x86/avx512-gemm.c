@@ -3,8 +3,7 @@
 // and the streaming matrix-vector kernel. Compiled through function attributes, so a build
 // without -march flags still has it; chosen at run time by ggml_cpu_isa().
 
-#include "matmul-impl.h"
-#include "ggml-cpu-isa.h"
+#include "x86-kernels.h"
 
 #if GGML_CPU_X86
 
@@ -235,11 +234,12 @@ GGML_TARGET_AVX512 static void mm_gemv_avx512(const struct ggml_mm_src * a, int6
     switch (a->type) {
         case GGML_TYPE_F16:  MM_GEMV_CASES(GGML_TYPE_F16);  break;
         case GGML_TYPE_BF16: MM_GEMV_CASES(GGML_TYPE_BF16); break;
-        default:             MM_GEMV_CASES(GGML_TYPE_F32);  break;
+        case GGML_TYPE_F32:  MM_GEMV_CASES(GGML_TYPE_F32);  break;
+        default:             ggml_mm_unknown_type(a->type, out, nn, nb, ldo); break;
     }
 }
 
-static const struct ggml_mm_kernels mm_kernels_avx512 = {
+const struct ggml_mm_kernels ggml_cpu_mm_avx512 = {
     /*.name   =*/ "avx512",
     /*.mr     =*/ MM_Z_MR,
     /*.nr     =*/ MM_Z_NR,
@@ -247,9 +247,5 @@ static const struct ggml_mm_kernels mm_kernels_avx512 = {
     /*.pack_a =*/ mm_pack_a_avx512,
     /*.gemv   =*/ mm_gemv_avx512,
 };
-
-const struct ggml_mm_kernels * ggml_mm_kernels_avx512(void) {
-    return &mm_kernels_avx512;
-}
 
 #endif // GGML_CPU_X86

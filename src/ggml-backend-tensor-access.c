@@ -1,14 +1,17 @@
 // Element access for tensors whose data is in host memory.
 //
+// Part of the backend layer, not of the core: whether a tensor's data may be dereferenced depends
+// on its buffer (the family declares these accessors in ggml-cpu.h for the same reason).
+//
 // Indices are checked: an out-of-range index or a tensor without data logs an error; getters
 // then return 0 and setters do nothing.
 
 #include "ggml-impl.h"
 #include "ggml-backend.h"
+#include "ggml-tensor-helpers.h"
 
 bool ggml_tensor_in_host_memory(const struct ggml_tensor * t) {
-    const struct ggml_tensor * owner = t->view_src != NULL ? t->view_src : t;
-    ggml_backend_buffer_t buffer = t->buffer != NULL ? t->buffer : owner->buffer;
+    ggml_backend_buffer_t buffer = ggml_tensor_data_buffer(t);
     return buffer == NULL || ggml_backend_buffer_is_host(buffer);
 }
 

@@ -14,7 +14,7 @@
 //
 // Each constructor's sweep runs in a child process, so that a crash names the constructor and
 // the other sweeps still run. NULL arguments, full contexts and hand-picked mismatches are tested
-// by test-ops-bad-input.c and test-ops-nn.c.
+// by test-ops-arg-checks.c and test-ops-nn.c.
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -532,7 +532,7 @@ int main(void) {
                 TEST_CHECK_MSG(g_bad == 0, "%s: %d of %d cases went wrong", only, g_bad, g_cases);
             }
         }
-        return test_finish("test-bad-input-ops");
+        return test_finish("test-ops-input-sweep");
     }
     for (int i = 0; i < n_specs; i++) {
         int fds[2];
@@ -577,5 +577,5 @@ int main(void) {
         total_cases += rep.cases;
     }
     printf("bad-input cases (op constructors: types, empty and absurd shapes): %ld over %d constructors\n", total_cases, n_specs);
-    return test_finish("test-bad-input-ops");
+    return test_finish("test-ops-input-sweep");
 }

@@ -9,11 +9,8 @@
 // own scratch and multiplies: a micro-kernel computes 4 output channels x 16 positions at a time
 // with the accumulators in registers (one column load, 4 broadcasts and 4 FMAs per k).
 
-#include "ops-nn-common.h"
-
-#if GGML_CPU_X86
-#    include <immintrin.h>
-#endif
+#include "cpu-ops-nn.h"
+#include "cpu-kernels.h"
 
 #include <float.h>
 #include <string.h>
@@ -261,72 +258,11 @@ static size_t conv2d_thread_bytes(const struct ggml_tensor * op) {
     return GGML_PAD((size_t) (conv2d_tile(K)*K)*sizeof(float), GGML_CPU_CACHE_LINE);
 }
 
-// The tile product: out[o][p] = sum_k w[o][k]*colsT[k*P + p] for 4 kernel rows w[0..3] (K floats
-// each) and the 16 positions p0 .. p0+15 (colsT has P >= p0 + 16 columns).
-#if GGML_CPU_X86
-GGML_TARGET_AVX512 static void conv2d_mk_avx512(int64_t K, const float * const w[4], const float * colsT, int64_t P, int64_t p0, float out[4][16]) {
-    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
-    const float * c = colsT + p0;
-    for (int64_t k = 0; k < K; k++, c += P) {
-        const __m512 v = _mm512_loadu_ps(c);
-        a0 = _mm512_fmadd_ps(_mm512_set1_ps(w[0][k]), v, a0);
-        a1 = _mm512_fmadd_ps(_mm512_set1_ps(w[1][k]), v, a1);
-        a2 = _mm512_fmadd_ps(_mm512_set1_ps(w[2][k]), v, a2);
-        a3 = _mm512_fmadd_ps(_mm512_set1_ps(w[3][k]), v, a3);
-    }
-    _mm512_storeu_ps(out[0], a0);
-    _mm512_storeu_ps(out[1], a1);
-    _mm512_storeu_ps(out[2], a2);
-    _mm512_storeu_ps(out[3], a3);
-}
-GGML_TARGET_AVX2 static void conv2d_mk_avx2(int64_t K, const float * const w[4], const float * colsT, int64_t P, int64_t p0, float out[4][16]) {
-    __m256 a[4][2];
-    for (int o = 0; o < 4; o++) {
-        a[o][0] = _mm256_setzero_ps();
-        a[o][1] = _mm256_setzero_ps();
-    }
-    const float * c = colsT + p0;
-    for (int64_t k = 0; k < K; k++, c += P) {
-        const __m256 v0 = _mm256_loadu_ps(c), v1 = _mm256_loadu_ps(c + 8);
-        for (int o = 0; o < 4; o++) {
-            const __m256 wk = _mm256_broadcast_ss(&w[o][k]);
-            a[o][0] = _mm256_fmadd_ps(wk, v0, a[o][0]);
-            a[o][1] = _mm256_fmadd_ps(wk, v1, a[o][1]);
-        }
-    }
-    for (int o = 0; o < 4; o++) {
-        _mm256_storeu_ps(out[o], a[o][0]);
-        _mm256_storeu_ps(out[o] + 8, a[o][1]);
-    }
-}
-#endif
-
-static void conv2d_mk(enum ggml_cpu_isa_level isa, int64_t K, const float * const w[4], const float * colsT, int64_t P, int64_t p0, float out[4][16]) {
-#if GGML_CPU_X86
-    if (isa >= GGML_CPU_ISA_AVX512) { conv2d_mk_avx512(K, w, colsT, P, p0, out); return; }
-    if (isa >= GGML_CPU_ISA_AVX2)   { conv2d_mk_avx2(K, w, colsT, P, p0, out);   return; }
-#endif
-    (void) isa;
-    for (int o = 0; o < 4; o++) {
-        for (int i = 0; i < 16; i++) {
-            out[o][i] = 0.0f;
-        }
-    }
-    const float * c = colsT + p0;
-    for (int64_t k = 0; k < K; k++, c += P) {
-        for (int o = 0; o < 4; o++) {
-            const float wk = w[o][k];
-            for (int i = 0; i < 16; i++) {
-                out[o][i] += wk*c[i];
-            }
-        }
-    }
-}
-
 static void conv2d_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     const struct ggml_tensor * k = op->src[0];
     const struct ggml_tensor * b = op->src[1];
-    const nn_vf vf = ggml_vec_get(params->use_ref);
+    const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_get(params->use_ref);
+    const nn_vf vf = kt->vec;
     struct conv_geom g;
     conv2d_geom(op, &g);
     const int64_t OC = k->ne[3];
@@ -384,7 +320,7 @@ static void conv2d_forward(const struct ggml_compute_params * params, struct ggm
             }
             for (int64_t p0 = 0; p0 < np; p0 += 16) {
                 float out[4][16];
-                conv2d_mk(vf->level, K, w, colsT, P, p0, out);
+                kt->conv2d_tile(K, w, colsT, P, p0, out);
                 const int64_t cnt = np - p0 < 16 ? np - p0 : 16;
                 for (int64_t o = 0; o < nob; o++) {
                     char * plane = (char *) op->data + (ob + o)*op->nb[2] + n*op->nb[3];
@@ -451,7 +387,7 @@ static void pool2d_forward(const struct ggml_compute_params * params, struct ggm
             for (int64_t y = ya; y < yb; y++) {
                 const char * row = plane + y*a->nb[1];
                 for (int64_t x = xa; x < xb; x++) {
-                    const float v = f32 ? *(const float *) (row + x*a->nb[0]) : nn_load_elem(a->type, row + x*a->nb[0]);
+                    const float v = f32 ? *(const float *) (row + x*a->nb[0]) : ggml_vec_load_elem(a->type, row + x*a->nb[0]);
                     if (is_max) {
                         mx = v > mx ? v : mx;
                     } else {

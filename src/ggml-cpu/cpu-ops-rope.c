@@ -4,13 +4,11 @@
 // Each thread first tabulates what depends only on the pair index p (which of the four positions
 // the pair uses, its inverse frequency pow(theta_scale, exponent)/freq_factor and its YaRN mix),
 // then walks its rows; for each new token (i2) it fills a cos/sin cache (angles in double, stored
-// as float) that serves the ne1 rows (heads) of that token, and rotates rows with SIMD.
+// as float) that serves the ne1 rows (heads) of that token, and rotates rows with the kernel
+// table's rope kernels (cpu-kernels.h).
 
-#include "ops-nn-common.h"
-
-#if GGML_CPU_X86
-#    include <immintrin.h>
-#endif
+#include "cpu-ops-nn.h"
+#include "cpu-kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -245,92 +243,12 @@ static void rope_cache(const struct rope_params * rp, const struct rope_scratch 
     }
 }
 
-//
-// row rotations (y may be x)
-//
-
-#if GGML_CPU_X86
-GGML_TARGET_AVX2 static void rope_rot_normal_avx2(int64_t n, const float * x, float * y, const float * cc, const float * ss) {
-    int64_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        const __m256 v = _mm256_loadu_ps(x + j);
-        const __m256 w = _mm256_permute_ps(v, 0xB1); // swap the two members of each pair
-        _mm256_storeu_ps(y + j, _mm256_fmadd_ps(v, _mm256_loadu_ps(cc + j), _mm256_mul_ps(w, _mm256_loadu_ps(ss + j))));
-    }
-    for (; j < n; j += 2) {
-        const float x0 = x[j], x1 = x[j + 1];
-        y[j]     = x0*cc[j] + x1*ss[j];
-        y[j + 1] = x1*cc[j + 1] + x0*ss[j + 1];
-    }
-}
-GGML_TARGET_AVX512 static void rope_rot_normal_avx512(int64_t n, const float * x, float * y, const float * cc, const float * ss) {
-    for (int64_t j = 0; j < n; j += 16) {
-        const __mmask16 k = n - j >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << (n - j)) - 1);
-        const __m512 v = _mm512_maskz_loadu_ps(k, x + j);
-        const __m512 w = _mm512_permute_ps(v, 0xB1);
-        _mm512_mask_storeu_ps(y + j, k, _mm512_fmadd_ps(v, _mm512_maskz_loadu_ps(k, cc + j),
-                                                        _mm512_mul_ps(w, _mm512_maskz_loadu_ps(k, ss + j))));
-    }
-}
-GGML_TARGET_AVX2 static void rope_rot_half_avx2(int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s) {
-    int64_t p = 0;
-    for (; p + 8 <= n; p += 8) {
-        const __m256 x0 = _mm256_loadu_ps(x + p), x1 = _mm256_loadu_ps(x + p + half);
-        const __m256 vc = _mm256_loadu_ps(c + p), vs = _mm256_loadu_ps(s + p);
-        _mm256_storeu_ps(y + p,        _mm256_fmsub_ps(x0, vc, _mm256_mul_ps(x1, vs)));
-        _mm256_storeu_ps(y + p + half, _mm256_fmadd_ps(x0, vs, _mm256_mul_ps(x1, vc)));
-    }
-    for (; p < n; p++) {
-        const float x0 = x[p], x1 = x[p + half];
-        y[p]        = x0*c[p] - x1*s[p];
-        y[p + half] = x0*s[p] + x1*c[p];
-    }
-}
-GGML_TARGET_AVX512 static void rope_rot_half_avx512(int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s) {
-    for (int64_t p = 0; p < n; p += 16) {
-        const __mmask16 k = n - p >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << (n - p)) - 1);
-        const __m512 x0 = _mm512_maskz_loadu_ps(k, x + p), x1 = _mm512_maskz_loadu_ps(k, x + p + half);
-        const __m512 vc = _mm512_maskz_loadu_ps(k, c + p), vs = _mm512_maskz_loadu_ps(k, s + p);
-        _mm512_mask_storeu_ps(y + p,        k, _mm512_fmsub_ps(x0, vc, _mm512_mul_ps(x1, vs)));
-        _mm512_mask_storeu_ps(y + p + half, k, _mm512_fmadd_ps(x0, vs, _mm512_mul_ps(x1, vc)));
-    }
-}
-#endif
-
-// NORMAL: adjacent pairs over the first n elements
-static void rope_rot_normal(enum ggml_cpu_isa_level isa, int64_t n, const float * x, float * y, const float * cc, const float * ss) {
-#if GGML_CPU_X86
-    if (isa >= GGML_CPU_ISA_AVX512) { rope_rot_normal_avx512(n, x, y, cc, ss); return; }
-    if (isa >= GGML_CPU_ISA_AVX2)   { rope_rot_normal_avx2(n, x, y, cc, ss);   return; }
-#endif
-    (void) isa;
-    for (int64_t j = 0; j < n; j += 2) {
-        const float x0 = x[j], x1 = x[j + 1];
-        y[j]     = x0*cc[j] + x1*ss[j];
-        y[j + 1] = x1*cc[j + 1] + x0*ss[j + 1];
-    }
-}
-
-// NEOX and the multi-section modes: pairs (p, p + half) for p < n
-static void rope_rot_half(enum ggml_cpu_isa_level isa, int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s) {
-#if GGML_CPU_X86
-    if (isa >= GGML_CPU_ISA_AVX512) { rope_rot_half_avx512(n, half, x, y, c, s); return; }
-    if (isa >= GGML_CPU_ISA_AVX2)   { rope_rot_half_avx2(n, half, x, y, c, s);   return; }
-#endif
-    (void) isa;
-    for (int64_t p = 0; p < n; p++) {
-        const float x0 = x[p], x1 = x[p + half];
-        y[p]        = x0*c[p] - x1*s[p];
-        y[p + half] = x0*s[p] + x1*c[p];
-    }
-}
-
 enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     const struct ggml_tensor * a  = op->src[0];
     const struct ggml_tensor * b  = op->src[1];
     const struct ggml_tensor * ff = op->src[2];
-    const nn_vf vf = ggml_vec_get(params->use_ref);
-    const enum ggml_cpu_isa_level isa = vf->level;
+    const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_get(params->use_ref);
+    const nn_vf vf = kt->vec;
 
     struct rope_params rp;
     rope_get_params(op, &rp);
@@ -371,9 +289,9 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
         float * y = d_direct ? (float *) dst : s.row;
 
         if (rp.mode == GGML_ROPE_TYPE_NORMAL) {
-            rope_rot_normal(isa, rp.n_dims, x, y, s.cs, s.cs + rp.n_dims);
+            kt->rope_normal(rp.n_dims, x, y, s.cs, s.cs + rp.n_dims);
         } else {
-            rope_rot_half(isa, rp.n_pairs, rp.half, x, y, s.cs, s.cs + rp.n_pairs);
+            kt->rope_half(rp.n_pairs, rp.half, x, y, s.cs, s.cs + rp.n_pairs);
         }
         if (x != y && rot_end < ne0) {
             memmove(y + rot_end, x + rot_end, (size_t) (ne0 - rot_end)*sizeof(float));

@@ -14,20 +14,14 @@
 // widened once and accumulated into every row's accumulator. Units are handed out to threads in
 // chunks.
 
-#include "ops-nn-common.h"
+#include "cpu-ops-nn.h"
+#include "cpu-kernels.h"
 
 #include <math.h>
 #include <string.h>
 
-#if GGML_CPU_X86
-#    include <immintrin.h>
-#endif
-
 #define FA_BLOCK 64 // keys per block
-#define FA_ROWS  4  // query rows per work unit
-
-// mask of the first n (< 16) lanes
-#define FA_MASK16(n) ((__mmask16) ((1u << (n)) - 1))
+#define FA_ROWS  GGML_CPU_ATTN_ROWS // query rows per work unit (the kernels' row slots)
 
 static bool fa_kv_type_ok(const struct ggml_tensor * t) {
     return t != NULL && ggml_vec_is_float_type(t->type) && t->nb[0] == ggml_type_size(t->type);
@@ -71,200 +65,6 @@ bool ggml_cpu_attn_supports(const struct ggml_tensor * op) {
     return true;
 }
 
-//
-// dot products of up to FA_ROWS query rows with one K row, and accumulation of one V row into up
-// to FA_ROWS accumulators; K/V rows of type F32, F16 or BF16. The row count is a compile-time
-// constant in each instance (fa_*_n below), so the accumulators stay in registers.
-//
-
-#if GGML_CPU_X86
-GGML_TARGET_AVX2 static inline float fa_hsum256(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
-// 8 / 16 elements of type t widened to float (the tail variant reads only n < 16 of them)
-GGML_TARGET_AVX2 static inline __m256 fa_load8(const void * y, int64_t i, enum ggml_type t) {
-    if (t == GGML_TYPE_F32) {
-        return _mm256_loadu_ps((const float *) y + i);
-    }
-    const __m128i h = _mm_loadu_si128((const __m128i *) ((const uint16_t *) y + i));
-    return t == GGML_TYPE_F16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-GGML_TARGET_AVX512 static inline __m512 fa_widen16(__m256i h, enum ggml_type t) {
-    return t == GGML_TYPE_F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
-GGML_TARGET_AVX512 static inline __m512 fa_load16(const void * y, int64_t i, enum ggml_type t) {
-    if (t == GGML_TYPE_F32) {
-        return _mm512_loadu_ps((const float *) y + i);
-    }
-    return fa_widen16(_mm256_loadu_si256((const __m256i *) ((const uint16_t *) y + i)), t);
-}
-GGML_TARGET_AVX512 static inline __m512 fa_load16_tail(const void * y, int64_t i, enum ggml_type t, int64_t n) {
-    if (t == GGML_TYPE_F32) {
-        return _mm512_maskz_loadu_ps(FA_MASK16(n), (const float *) y + i);
-    }
-    return fa_widen16(_mm256_maskz_loadu_epi16(FA_MASK16(n), (const uint16_t *) y + i), t);
-}
-
-__attribute__((always_inline)) GGML_TARGET_AVX512 static inline void fa_dot_avx512_n(const int nr, int64_t n,
-        const float * const * q, const void * y, enum ggml_type ty, float * out) {
-    __m512 a[FA_ROWS];
-    for (int r = 0; r < nr; r++) {
-        a[r] = _mm512_setzero_ps();
-    }
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512 kv = fa_load16(y, i, ty);
-        for (int r = 0; r < nr; r++) {
-            a[r] = _mm512_fmadd_ps(_mm512_loadu_ps(q[r] + i), kv, a[r]);
-        }
-    }
-    if (i < n) {
-        const __m512 kv = fa_load16_tail(y, i, ty, n - i);
-        for (int r = 0; r < nr; r++) {
-            a[r] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(FA_MASK16(n - i), q[r] + i), kv, a[r]);
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        out[r] = _mm512_reduce_add_ps(a[r]);
-    }
-}
-__attribute__((always_inline)) GGML_TARGET_AVX512 static inline void fa_axpy_avx512_n(const int nr, int64_t n,
-        const float * w, const void * x, enum ggml_type tx, float * const * acc) {
-    __m512 vw[FA_ROWS];
-    for (int r = 0; r < nr; r++) {
-        vw[r] = _mm512_set1_ps(w[r]);
-    }
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        const __m512 xv = fa_load16(x, i, tx);
-        for (int r = 0; r < nr; r++) {
-            _mm512_storeu_ps(acc[r] + i, _mm512_fmadd_ps(xv, vw[r], _mm512_loadu_ps(acc[r] + i)));
-        }
-    }
-    if (i < n) {
-        const __mmask16 k = FA_MASK16(n - i);
-        const __m512 xv = fa_load16_tail(x, i, tx, n - i);
-        for (int r = 0; r < nr; r++) {
-            _mm512_mask_storeu_ps(acc[r] + i, k, _mm512_fmadd_ps(xv, vw[r], _mm512_maskz_loadu_ps(k, acc[r] + i)));
-        }
-    }
-}
-__attribute__((always_inline)) GGML_TARGET_AVX2 static inline void fa_dot_avx2_n(const int nr, int64_t n,
-        const float * const * q, const void * y, enum ggml_type ty, float * out) {
-    __m256 a[FA_ROWS];
-    for (int r = 0; r < nr; r++) {
-        a[r] = _mm256_setzero_ps();
-    }
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 kv = fa_load8(y, i, ty);
-        for (int r = 0; r < nr; r++) {
-            a[r] = _mm256_fmadd_ps(_mm256_loadu_ps(q[r] + i), kv, a[r]);
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        float t = fa_hsum256(a[r]);
-        for (int64_t j = i; j < n; j++) {
-            t += q[r][j]*nn_load_elem(ty, (const char *) y + j*ggml_type_size(ty));
-        }
-        out[r] = t;
-    }
-}
-__attribute__((always_inline)) GGML_TARGET_AVX2 static inline void fa_axpy_avx2_n(const int nr, int64_t n,
-        const float * w, const void * x, enum ggml_type tx, float * const * acc) {
-    __m256 vw[FA_ROWS];
-    for (int r = 0; r < nr; r++) {
-        vw[r] = _mm256_set1_ps(w[r]);
-    }
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256 xv = fa_load8(x, i, tx);
-        for (int r = 0; r < nr; r++) {
-            _mm256_storeu_ps(acc[r] + i, _mm256_fmadd_ps(xv, vw[r], _mm256_loadu_ps(acc[r] + i)));
-        }
-    }
-    for (; i < n; i++) {
-        const float xv = nn_load_elem(tx, (const char *) x + i*ggml_type_size(tx));
-        for (int r = 0; r < nr; r++) {
-            acc[r][i] += w[r]*xv;
-        }
-    }
-}
-
-#define FA_INSTANCE(NR) \
-    GGML_TARGET_AVX512 static void fa_dot_avx512_##NR(int64_t n, const float * const * q, const void * y, enum ggml_type t, float * out) { \
-        fa_dot_avx512_n(NR, n, q, y, t, out); } \
-    GGML_TARGET_AVX512 static void fa_axpy_avx512_##NR(int64_t n, const float * w, const void * x, enum ggml_type t, float * const * acc) { \
-        fa_axpy_avx512_n(NR, n, w, x, t, acc); } \
-    GGML_TARGET_AVX2 static void fa_dot_avx2_##NR(int64_t n, const float * const * q, const void * y, enum ggml_type t, float * out) { \
-        fa_dot_avx2_n(NR, n, q, y, t, out); } \
-    GGML_TARGET_AVX2 static void fa_axpy_avx2_##NR(int64_t n, const float * w, const void * x, enum ggml_type t, float * const * acc) { \
-        fa_axpy_avx2_n(NR, n, w, x, t, acc); }
-FA_INSTANCE(1)
-FA_INSTANCE(2)
-FA_INSTANCE(3)
-FA_INSTANCE(4)
-#undef FA_INSTANCE
-#endif // GGML_CPU_X86
-
-typedef void (*fa_dot_fn) (int64_t n, const float * const * q, const void * y, enum ggml_type t, float * out);
-typedef void (*fa_axpy_fn)(int64_t n, const float * w, const void * x, enum ggml_type t, float * const * acc);
-
-static void fa_dot_portable(int nr, int64_t n, const float * const * q, const void * y, enum ggml_type ty, float * out) {
-    if (ty == GGML_TYPE_F32) {
-        for (int r = 0; r < nr; r++) {
-            out[r] = ggml_vec_get(true)->dot_f32(n, q[r], (const float *) y);
-        }
-        return;
-    }
-    double a[FA_ROWS] = { 0.0 };
-    const size_t es = ggml_type_size(ty);
-    for (int64_t i = 0; i < n; i++) {
-        const float kv = nn_load_elem(ty, (const char *) y + i*es);
-        for (int r = 0; r < nr; r++) {
-            a[r] += (double) q[r][i]*kv;
-        }
-    }
-    for (int r = 0; r < nr; r++) {
-        out[r] = (float) a[r];
-    }
-}
-
-static void fa_axpy_portable(int nr, int64_t n, const float * w, const void * x, enum ggml_type tx, float * const * acc) {
-    const size_t es = ggml_type_size(tx);
-    for (int64_t i = 0; i < n; i++) {
-        const float xv = nn_load_elem(tx, (const char *) x + i*es);
-        for (int r = 0; r < nr; r++) {
-            acc[r][i] += w[r]*xv;
-        }
-    }
-}
-
-// the kernels of the SIMD level in use; NULL: portable
-struct fa_kernels {
-    fa_dot_fn  dot[FA_ROWS + 1];
-    fa_axpy_fn axpy[FA_ROWS + 1];
-};
-
-static void fa_kernels_get(enum ggml_cpu_isa_level level, struct fa_kernels * kt) {
-    memset(kt, 0, sizeof(*kt));
-#if GGML_CPU_X86
-    if (level >= GGML_CPU_ISA_AVX512) {
-        kt->dot[1] = fa_dot_avx512_1; kt->dot[2] = fa_dot_avx512_2; kt->dot[3] = fa_dot_avx512_3; kt->dot[4] = fa_dot_avx512_4;
-        kt->axpy[1] = fa_axpy_avx512_1; kt->axpy[2] = fa_axpy_avx512_2; kt->axpy[3] = fa_axpy_avx512_3; kt->axpy[4] = fa_axpy_avx512_4;
-    } else if (level >= GGML_CPU_ISA_AVX2) {
-        kt->dot[1] = fa_dot_avx2_1; kt->dot[2] = fa_dot_avx2_2; kt->dot[3] = fa_dot_avx2_3; kt->dot[4] = fa_dot_avx2_4;
-        kt->axpy[1] = fa_axpy_avx2_1; kt->axpy[2] = fa_axpy_avx2_2; kt->axpy[3] = fa_axpy_avx2_3; kt->axpy[4] = fa_axpy_avx2_4;
-    }
-#else
-    (void) level;
-#endif
-}
-
 // per-thread scratch, each piece rounded up to a cache line: FA_ROWS query rows [DK],
 // FA_ROWS accumulators [DV], FA_ROWS score blocks and FA_ROWS mask blocks [FA_BLOCK]
 static size_t fa_pad(size_t n) {
@@ -305,7 +105,7 @@ struct fa_ctx {
     const struct ggml_tensor * q, * k, * v, * mask, * sinks;
     struct ggml_tensor * dst;
     nn_vf vf;
-    struct fa_kernels kt;
+    const struct ggml_cpu_kernels * kt;
     float scale, max_bias, softcap;
     float * qbuf[FA_ROWS], * acc[FA_ROWS], * s[FA_ROWS], * mbuf[FA_ROWS];
 };
@@ -337,8 +137,8 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
         S[r] = 0.0f;      // running sum of e^{s_j - M}
     }
     const float * const * qrows = (const float * const *) c->qbuf;
-    const fa_dot_fn  dot  = c->kt.dot[nr];
-    const fa_axpy_fn axpy = c->kt.axpy[nr];
+    const ggml_cpu_attn_dot_fn  dot  = c->kt->attn_dot[nr];
+    const ggml_cpu_attn_axpy_fn axpy = c->kt->attn_axpy[nr];
     const size_t mes = mask != NULL ? ggml_type_size(mask->type) : 0;
 
     for (int64_t j0 = 0; j0 < KV; j0 += FA_BLOCK) {
@@ -369,11 +169,7 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
             }
             float d[FA_ROWS];
             const char * krow = kbase + (j0 + jj)*k->nb[1];
-            if (dot != NULL) {
-                dot(DK, qrows, krow, k->type, d);
-            } else {
-                fa_dot_portable(nr, DK, qrows, krow, k->type, d);
-            }
+            dot(DK, qrows, krow, k->type, d);
             for (int r = 0; r < nr; r++) {
                 float x = d[r]*c->scale;
                 if (c->softcap != 0.0f) {
@@ -417,11 +213,7 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
                 continue;
             }
             const char * vrow = vbase + (j0 + jj)*v->nb[1];
-            if (axpy != NULL) {
-                axpy(DV, w, vrow, v->type, c->acc);
-            } else {
-                fa_axpy_portable(nr, DV, w, vrow, v->type, c->acc);
-            }
+            axpy(DV, w, vrow, v->type, c->acc);
         }
     }
 
@@ -456,8 +248,8 @@ enum ggml_status ggml_cpu_attn_forward(const struct ggml_compute_params * params
     c.mask  = op->src[3];
     c.sinks = op->src[4];
     c.dst   = op;
-    c.vf    = ggml_vec_get(params->use_ref);
-    fa_kernels_get(c.vf->level, &c.kt);
+    c.kt    = ggml_cpu_kernels_get(params->use_ref);
+    c.vf    = c.kt->vec;
     c.scale    = ggml_get_op_params_f32(op, 0);
     c.max_bias = ggml_get_op_params_f32(op, 1);
     c.softcap  = ggml_get_op_params_f32(op, 2);

@@ -6,7 +6,7 @@
 // other rows (F16/BF16, or nb0 != sizeof(float)) go through a per-thread scratch row. Work is
 // split across threads by rows (GROUP_NORM: by (group, i3) pairs).
 
-#include "ops-nn-common.h"
+#include "cpu-ops-nn.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,8 +2,7 @@
 // (12 ymm accumulators), an A packer transposing 8 x 8 blocks in registers, and the streaming
 // matrix-vector kernel. Compiled through function attributes; chosen at run time.
 
-#include "matmul-impl.h"
-#include "ggml-cpu-isa.h"
+#include "x86-kernels.h"
 
 #if GGML_CPU_X86
 
@@ -227,11 +226,12 @@ GGML_TARGET_AVX2 static void mm_gemv_avx2(const struct ggml_mm_src * a, int64_t 
     switch (a->type) {
         case GGML_TYPE_F16:  MM_GEMV_CASES(GGML_TYPE_F16);  break;
         case GGML_TYPE_BF16: MM_GEMV_CASES(GGML_TYPE_BF16); break;
-        default:             MM_GEMV_CASES(GGML_TYPE_F32);  break;
+        case GGML_TYPE_F32:  MM_GEMV_CASES(GGML_TYPE_F32);  break;
+        default:             ggml_mm_unknown_type(a->type, out, nn, nb, ldo); break;
     }
 }
 
-static const struct ggml_mm_kernels mm_kernels_avx2 = {
+const struct ggml_mm_kernels ggml_cpu_mm_avx2 = {
     /*.name   =*/ "avx2",
     /*.mr     =*/ MM_Y_MR,
     /*.nr     =*/ MM_Y_NR,
@@ -239,9 +239,5 @@ static const struct ggml_mm_kernels mm_kernels_avx2 = {
     /*.pack_a =*/ mm_pack_a_avx2,
     /*.gemv   =*/ mm_gemv_avx2,
 };
-
-const struct ggml_mm_kernels * ggml_mm_kernels_avx2(void) {
-    return &mm_kernels_avx2;
-}
 
 #endif // GGML_CPU_X86

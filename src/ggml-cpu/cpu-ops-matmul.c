@@ -11,8 +11,8 @@
 //     weight row streamed once; items are chunks of A's rows.
 
 #include "ggml-cpu-impl.h"
-#include "ggml-cpu-isa.h"
 #include "matmul-impl.h"
+#include "cpu-kernels.h"
 
 #include <string.h>
 
@@ -38,8 +38,9 @@ static int64_t mm_cdiv(int64_t a, int64_t b) {
     return (a + b - 1)/b;
 }
 
+// the types the kernels read (ggml_mm_type_size answers 0 for every other one)
 static bool mm_type_ok(enum ggml_type t) {
-    return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
+    return ggml_mm_type_size(t) != 0;
 }
 
 // shapes consistent with the op's definition (docs/op-params.md)
@@ -226,7 +227,7 @@ enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * para
     }
     float * scratch = per_thread ? (float *) params->wdata + per_thread*(size_t) params->ith : NULL;
 
-    const struct ggml_mm_kernels * kr = params->use_ref ? ggml_mm_kernels_portable() : ggml_mm_kernels_for(ggml_cpu_isa());
+    const struct ggml_mm_kernels * kr = ggml_cpu_kernels_get(params->use_ref)->mm;
 
     const int64_t per_batch = p.n_blk*p.m_blk;
     int64_t       converted = -1; // GEMV: batch whose B rows sit in scratch

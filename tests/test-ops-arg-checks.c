@@ -574,5 +574,5 @@ int main(void) {
     test_elementwise_mismatch();
     test_shape_mismatch();
     test_filling_context();
-    return test_finish("test-ops-bad-input");
+    return test_finish("test-ops-arg-checks");
 }

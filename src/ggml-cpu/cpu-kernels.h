@@ -1,0 +1,106 @@
+#pragma once
+
+// The CPU backend's SIMD kernels: one table per instruction set (docs/cpu-kernels.md).
+//
+// Every instruction-set-specific line of the backend lives under arch/: arch/portable/ (plain C,
+// every machine), arch/x86/avx2*.c, arch/x86/avx512*.c. Each level exports ONE table,
+// struct ggml_cpu_kernels, and the op files (cpu-ops-*.c) call through the table they get from
+// ggml_cpu_kernels_get(); they hold no intrinsics and make no ISA decision of their own.
+//
+// A level's table may leave members NULL: cpu-kernels.c fills each gap from the next lower level
+// (AVX-512 from AVX2, AVX2 from portable) when it builds the complete tables, once per process.
+// The portable table must be complete, except for the quantized slots (see quant below).
+
+#include "ggml.h"
+#include "ggml-cpu-isa.h"
+#include "ggml-cpu-vec.h"
+#include "matmul-impl.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// FLASH_ATTN_EXT (cpu-ops-attn.c): most query rows that share one K/V row in a kernel call
+#define GGML_CPU_ATTN_ROWS 4
+
+// out[r] = dot(q[r][0..n), y[0..n)) for the nr query rows (nr fixed by the table slot); y of type
+// t (F32, F16 or BF16), widened to float.
+typedef void (*ggml_cpu_attn_dot_fn)(int64_t n, const float * const * q, const void * y, enum ggml_type t, float * out);
+// acc[r][0..n) += w[r] * x[0..n) for the nr rows; x of type t (F32, F16 or BF16).
+typedef void (*ggml_cpu_attn_axpy_fn)(int64_t n, const float * w, const void * x, enum ggml_type t, float * const * acc);
+
+// CONV_2D tile (cpu-ops-conv.c): out[o][p] = sum_k w[o][k]*colsT[k*P + p0 + p] for the 4 kernel
+// rows w[0..3] (K floats each) and the 16 positions p < 16 (colsT has P >= p0 + 16 columns).
+typedef void (*ggml_cpu_conv2d_tile_fn)(int64_t K, const float * const w[4], const float * colsT, int64_t P, int64_t p0,
+        float out[4][16]);
+
+// ROPE rotations (cpu-ops-rope.c; y may be x):
+// NORMAL: adjacent pairs (j, j+1) over the first n (even) elements, with per-element factors
+//     y[j] = x[j]*cc[j] + x[j+1]*ss[j],  y[j+1] = x[j+1]*cc[j+1] + x[j]*ss[j+1]
+typedef void (*ggml_cpu_rope_normal_fn)(int64_t n, const float * x, float * y, const float * cc, const float * ss);
+// NEOX and the multi-section modes: pairs (p, p + half) for p < n
+//     y[p] = x[p]*c[p] - x[p+half]*s[p],  y[p+half] = x[p]*s[p] + x[p+half]*c[p]
+typedef void (*ggml_cpu_rope_half_fn)(int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s);
+
+// Quantized dot products (the extension point for quantized types; empty today). The signature
+// is the family's ggml_vec_dot_t (ggml-cpu.h): s[0] = dot of n elements of the weight row x (the
+// slot's type) with the activation row y (of type vec_dot_type, e.g. Q8_0 for Q4_0); bs, bx, by
+// and nrc are for kernels that compute several rows at once (nrc == 1: one result).
+typedef void (*ggml_cpu_quant_dot_fn)(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by,
+        int nrc);
+// Activations to the activation type of a slot: k floats (a multiple of the block size) to blocks.
+typedef void (*ggml_cpu_quant_from_float_fn)(const float * x, void * y, int64_t k);
+
+struct ggml_cpu_quant_kernels {
+    enum ggml_type               vec_dot_type; // the activation type vec_dot reads (set with vec_dot)
+    ggml_cpu_quant_dot_fn        vec_dot;      // NULL: this level has no kernel for the type
+    ggml_cpu_quant_from_float_fn from_float;   // for slots that are activation types (Q8_0, Q8_1, Q8_K)
+};
+
+struct ggml_cpu_kernels {
+    enum ggml_cpu_isa_level level;
+    const char *            name;
+
+    // row helpers: element-wise ops, activations, reductions, conversions (ggml-cpu-vec.h)
+    const struct ggml_vec_funcs *  vec;
+    // GEMM micro-kernel, A packer and GEMV of the float types (matmul-impl.h); replaced as a whole
+    const struct ggml_mm_kernels * mm;
+
+    // FLASH_ATTN_EXT: slot r (1 .. GGML_CPU_ATTN_ROWS) serves r query rows; slot 0 is unused
+    ggml_cpu_attn_dot_fn  attn_dot [GGML_CPU_ATTN_ROWS + 1];
+    ggml_cpu_attn_axpy_fn attn_axpy[GGML_CPU_ATTN_ROWS + 1];
+
+    ggml_cpu_conv2d_tile_fn conv2d_tile;
+
+    ggml_cpu_rope_normal_fn rope_normal;
+    ggml_cpu_rope_half_fn   rope_half;
+
+    // indexed by the weight type (GGML_TYPE_Q4_0 ...); all NULL today. A level fills the slots of
+    // the types it has kernels for; gaps come from the lower level like every other member, and
+    // an op must refuse (supports_op) a type whose slot stays NULL in the portable table.
+    struct ggml_cpu_quant_kernels quant[GGML_TYPE_COUNT];
+};
+
+// The complete table of the level in use (ggml_cpu_isa()), or of the portable level when use_ref
+// is true. Built once (thread-safe); never NULL.
+const struct ggml_cpu_kernels * ggml_cpu_kernels_get(bool use_ref);
+
+// The complete table of `level`, capped at ggml_cpu_isa() (so never one this CPU cannot run).
+const struct ggml_cpu_kernels * ggml_cpu_kernels_level(enum ggml_cpu_isa_level level);
+
+//
+// Internal: the tables as each level defines them (with gaps), for cpu-kernels.c only.
+//
+extern const struct ggml_cpu_kernels ggml_cpu_kernels_portable;
+#if GGML_CPU_X86
+extern const struct ggml_cpu_kernels ggml_cpu_kernels_avx2;
+extern const struct ggml_cpu_kernels ggml_cpu_kernels_avx512;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
