@@ -10,6 +10,7 @@
 
 #include "ggml-backend-meta-graph.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +98,7 @@ static bool is_split(const struct ginfo * gi) {
 }
 
 static bool in_this_device(struct gctx * g, const struct ggml_tensor * t) {
-    // a view made after its storage was allocated may not have its buffer set
-    ggml_backend_buffer_t buf = t->buffer != NULL ? t->buffer : (t->view_src != NULL ? t->view_src->buffer : NULL);
+    ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
     return buf != NULL && meta_buffer_is_meta(buf) &&
            ((struct meta_buffer *) buf->context)->mdev == g->mb->md && t->data != NULL;
 }
@@ -127,16 +127,12 @@ static void make_view(struct ggml_tensor * d, struct ggml_tensor * over, size_t 
 }
 
 static bool track_scratch(struct gctx * g, ggml_backend_buffer_t buf) {
-    if (g->n_scratch == g->cap_scratch) {
-        size_t cap = g->cap_scratch ? g->cap_scratch * 2 : 16;
-        ggml_backend_buffer_t * s = ggml_realloc(g->scratch, cap * sizeof(*s));
-        if (s == NULL) {
-            ggml_backend_buffer_free(buf);
-            return false;
-        }
-        g->scratch = s;
-        g->cap_scratch = cap;
+    ggml_backend_buffer_t * s = ggml_grow_array(g->scratch, &g->cap_scratch, g->n_scratch + 1, sizeof(*s), 16);
+    if (s == NULL) {
+        ggml_backend_buffer_free(buf);
+        return false;
     }
+    g->scratch = s;
     g->scratch[g->n_scratch++] = buf;
     return true;
 }
@@ -395,10 +391,6 @@ static bool whole_bcast(const struct ggml_tensor * t, const struct ginfo * gi, i
     return t == NULL || (!is_split(gi) && t->ne[axis] == 1);
 }
 
-static bool is_pure_view(enum ggml_op op) {
-    return op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
-}
-
 // Chooses the node's state and how each source is used. Returns false for "compute it whole".
 static bool meta_decide(struct gctx * g, const struct ggml_tensor * t, struct ginfo ** si, meta_state * out, enum form * forms) {
     const size_t n = g->n;
@@ -612,7 +604,7 @@ static enum ggml_status meta_node(struct gctx * g, struct ggml_tensor * t) {
         meta_state_print("node", t, &out, n);
     }
 
-    if (is_pure_view(t->op)) {
+    if (ggml_op_is_view(t->op)) {
         if (mirrored) {
             if (!make_mirrored_view(g, gi, &status)) {
                 return status != GGML_STATUS_SUCCESS ? status : GGML_STATUS_FAILED;

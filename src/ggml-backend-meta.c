@@ -5,6 +5,7 @@
 #include "ggml-backend-meta-impl.h"
 #include "ggml-backend-meta-graph.h"
 #include "ggml-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ extern const struct ggml_backend_buffer_type_i meta_buft_iface;
 static pthread_mutex_t       g_meta_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct meta_device ** g_meta_devs;
 static size_t                g_meta_n_devs;
+static size_t                g_meta_cap;
 
 static const char * meta_dev_get_name(ggml_backend_dev_t dev) {
     return ((struct meta_device *) dev->context)->name;
@@ -74,8 +76,7 @@ static bool meta_dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tenso
     // from one split alike; refuse writes through views and in-place ops up front
     const struct ggml_tensor * vs = op->view_src;
     const bool whole_cpy = op->op == GGML_OP_CPY && op->src[1] != NULL && op->src[1]->view_src == NULL;
-    if (vs != NULL && op->op != GGML_OP_VIEW && op->op != GGML_OP_RESHAPE && op->op != GGML_OP_PERMUTE &&
-        op->op != GGML_OP_TRANSPOSE && !whole_cpy && vs->buffer != NULL && meta_buffer_is_meta(vs->buffer)) {
+    if (vs != NULL && !ggml_op_is_view(op->op) && !whole_cpy && vs->buffer != NULL && meta_buffer_is_meta(vs->buffer)) {
         meta_state s;
         if (!meta_buffer_state(vs->buffer, vs, &s) || meta_state_is_split(&s)) {
             return false;
@@ -132,7 +133,7 @@ ggml_backend_dev_t ggml_backend_meta_device(ggml_backend_dev_t * devs, size_t n_
         }
     }
     struct meta_device * md = ggml_calloc(1, sizeof(*md));
-    struct meta_device ** grown = md ? ggml_realloc(g_meta_devs, (g_meta_n_devs + 1) * sizeof(*grown)) : NULL;
+    struct meta_device ** grown = md ? ggml_grow_array(g_meta_devs, &g_meta_cap, g_meta_n_devs + 1, sizeof(*grown), 4) : NULL;
     if (grown == NULL) {
         pthread_mutex_unlock(&g_meta_lock);
         ggml_free_mem(md);
