@@ -54,6 +54,43 @@ static bool meta_buft_is_host(ggml_backend_buffer_type_t buft) {
 
 // --- records ---
 
+static size_t slot_of(const struct meta_buffer * mb, const struct ggml_tensor * t);
+static void   records_clear(struct meta_buffer * mb);
+
+// drops the records of compute tensors; the placements of weights stay
+static void records_reset(struct meta_buffer * mb) {
+    struct meta_record ** fresh = mb->n_slots ? ggml_calloc(mb->n_slots, sizeof(*fresh)) : NULL;
+    if (fresh == NULL) {
+        // out of memory: keep every record, the compute ones are re-resolved by init_tensor
+        for (size_t i = 0; i < mb->n_slots; i++) {
+            if (mb->slots[i] != NULL && !mb->slots[i]->own_offsets) {
+                mb->slots[i]->resolved = false;
+            }
+        }
+        return;
+    }
+    struct meta_record ** old = mb->slots;
+    mb->slots = fresh;
+    mb->n_used = 0;
+    for (size_t i = 0; i < mb->n_slots; i++) {
+        struct meta_record * r = old[i];
+        if (r == NULL) {
+            continue;
+        }
+        if (!r->own_offsets) {
+            ggml_free_mem(r);
+            continue;
+        }
+        size_t k = slot_of(mb, r->tensor);
+        while (fresh[k] != NULL) {
+            k = (k + 1) & (mb->n_slots - 1);
+        }
+        fresh[k] = r;
+        mb->n_used++;
+    }
+    ggml_free_mem(old);
+}
+
 static void records_clear(struct meta_buffer * mb) {
     for (size_t i = 0; i < mb->n_slots; i++) {
         ggml_free_mem(mb->slots[i]);
@@ -150,7 +187,9 @@ static enum ggml_status meta_buffer_init_tensor(ggml_backend_buffer_t buffer, st
         GGML_LOG_ERROR("%s: out of memory\n", __func__);
         return GGML_STATUS_ALLOC_FAILED;
     }
-    r->resolved = false;
+    if (!r->own_offsets) {
+        r->resolved = false;
+    }
     return GGML_STATUS_SUCCESS;
 }
 
@@ -163,7 +202,8 @@ struct meta_record * meta_buffer_record(ggml_backend_buffer_t buffer, const stru
 
 void * meta_buffer_dev_data(ggml_backend_buffer_t buffer, size_t j, const struct ggml_tensor * t) {
     struct meta_buffer * mb = buffer->context;
-    const size_t off = (size_t) ((const char *) t->data - mb->fake_base);
+    const struct meta_record * r = records_find(mb, t);
+    const size_t off = r != NULL && r->own_offsets ? r->dev_offset[j] : (size_t) ((const char *) t->data - mb->fake_base);
     return (char *) ggml_backend_buffer_get_base(mb->bufs[j]) + off;
 }
 
@@ -206,6 +246,22 @@ bool meta_buffer_state(ggml_backend_buffer_t buffer, const struct ggml_tensor * 
     }
     *out = r->state;
     return true;
+}
+
+// a contiguous tensor header of t's type and shape ne (no storage), for size queries
+static struct ggml_tensor dev_tensor_shape(const struct ggml_tensor * t, const int64_t ne[4]) {
+    struct ggml_tensor d;
+    memset(&d, 0, sizeof(d));
+    d.type = t->type;
+    for (int i = 0; i < 4; i++) {
+        d.ne[i] = ne[i];
+    }
+    d.nb[0] = ggml_type_size(t->type);
+    d.nb[1] = ggml_row_size(t->type, ne[0]);
+    for (int i = 2; i < 4; i++) {
+        d.nb[i] = d.nb[i-1] * (size_t) ne[i-1];
+    }
+    return d;
 }
 
 // a stand-in for t on device j: same shape, the device's storage (t not a view)
@@ -440,7 +496,7 @@ static void meta_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
 
 static void meta_buffer_reset(ggml_backend_buffer_t buffer) {
     struct meta_buffer * mb = buffer->context;
-    records_clear(mb);
+    records_reset(mb);
     for (size_t j = 0; j < mb->mdev->n_devs; j++) {
         ggml_backend_buffer_reset(mb->bufs[j]);
     }
@@ -492,6 +548,105 @@ static ggml_backend_buffer_t meta_buft_alloc_buffer(ggml_backend_buffer_type_t b
             ggml_backend_buffer_free(mb->bufs[j]);
         }
         ggml_free_mem(mb);
+    }
+    return buffer;
+}
+
+// one meta buffer for every tensor of ctx that needs memory, each device holding only its parts
+ggml_backend_buffer_t ggml_backend_meta_alloc_ctx_tensors_from_buft(struct ggml_context * ctx, ggml_backend_buffer_type_t buft) {
+    GGML_CHECK_RET(ctx != NULL && meta_buft_is_meta(buft), NULL, "not a context and a meta buffer type");
+    struct meta_device * md = buft->context;
+    const size_t n = md->n_devs;
+    const size_t align = meta_buft_get_alignment(buft);
+    size_t dev_align[META_MAX_DEVS], dev_size[META_MAX_DEVS] = {0}, meta_size = 0;
+    for (size_t j = 0; j < n; j++) {
+        dev_align[j] = ggml_backend_buft_get_alignment(ggml_backend_dev_buffer_type(md->devs[j]));
+    }
+    // first pass: sizes
+    size_t n_tensors = 0;
+    for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t != NULL; t = ggml_get_next_tensor(ctx, t)) {
+        if (t->data != NULL || t->view_src != NULL) {
+            continue;
+        }
+        meta_state s = md->get_split_state ? md->get_split_state(t, md->get_split_state_ud) : meta_state_make(GGML_BACKEND_SPLIT_AXIS_MIRRORED);
+        if (!meta_state_validate(&s, n, t, "get_split_state")) {
+            return NULL;
+        }
+        for (size_t j = 0; j < n; j++) {
+            int64_t ne[4];
+            meta_state_dev_ne(&s, n, j, t->ne, ne);
+            struct ggml_tensor d = dev_tensor_shape(t, ne);
+            dev_size[j] += GGML_PAD(ggml_backend_buft_get_alloc_size(ggml_backend_dev_buffer_type(md->devs[j]), &d), dev_align[j]);
+        }
+        meta_size += GGML_PAD(ggml_nbytes(t), align);
+        n_tensors++;
+    }
+    if (n_tensors == 0) {
+        return NULL; // nothing to allocate, as for other buffer types
+    }
+    struct meta_buffer * mb = ggml_calloc(1, sizeof(*mb));
+    if (mb == NULL) {
+        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        return NULL;
+    }
+    mb->mdev = md;
+    for (size_t j = 0; j < n; j++) {
+        mb->bufs[j] = ggml_backend_buft_alloc_buffer(ggml_backend_dev_buffer_type(md->devs[j]), dev_size[j]);
+        if (mb->bufs[j] == NULL) {
+            GGML_LOG_ERROR("%s: %s: cannot allocate %zu bytes on device %zu (%s)\n", __func__, md->name, dev_size[j], j,
+                    ggml_backend_dev_name(md->devs[j]));
+            for (size_t k = 0; k < j; k++) {
+                ggml_backend_buffer_free(mb->bufs[k]);
+            }
+            ggml_free_mem(mb);
+            return NULL;
+        }
+    }
+    const uint64_t k = atomic_fetch_add(&g_meta_fake_counter, 1) % 4096;
+    mb->fake_base = (char *) (uintptr_t) (0x1000000000000000ull + (k << 40));
+    ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, meta_buffer_iface, mb, meta_size);
+    if (buffer == NULL) {
+        for (size_t j = 0; j < n; j++) {
+            ggml_backend_buffer_free(mb->bufs[j]);
+        }
+        ggml_free_mem(mb);
+        return NULL;
+    }
+    // second pass: placement
+    size_t meta_off = 0, dev_off[META_MAX_DEVS] = {0};
+    for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t != NULL; t = ggml_get_next_tensor(ctx, t)) {
+        if (t->data != NULL || t->view_src != NULL) {
+            continue;
+        }
+        meta_state s = md->get_split_state ? md->get_split_state(t, md->get_split_state_ud) : meta_state_make(GGML_BACKEND_SPLIT_AXIS_MIRRORED);
+        struct meta_record * r = NULL;
+        if (!meta_state_validate(&s, n, t, "get_split_state") ||
+            ggml_backend_tensor_alloc(buffer, t, mb->fake_base + meta_off) != GGML_STATUS_SUCCESS ||
+            (r = records_add(mb, t)) == NULL) {
+            GGML_LOG_ERROR("%s: placing '%s' failed\n", __func__, t->name);
+            ggml_backend_buffer_free(buffer);
+            return NULL;
+        }
+        r->state = s;
+        r->resolved = true;
+        r->own_offsets = true;
+        for (size_t j = 0; j < n; j++) {
+            int64_t ne[4];
+            meta_state_dev_ne(&s, n, j, t->ne, ne);
+            struct ggml_tensor d = dev_tensor_shape(t, ne);
+            r->dev_offset[j] = dev_off[j];
+            dev_off[j] += GGML_PAD(ggml_backend_buft_get_alloc_size(ggml_backend_dev_buffer_type(md->devs[j]), &d), dev_align[j]);
+        }
+        meta_off += GGML_PAD(ggml_nbytes(t), align);
+        if (meta_debug_enabled()) {
+            meta_state_print("buffer", t, &s, n);
+        }
+    }
+    for (struct ggml_tensor * t = ggml_get_first_tensor(ctx); t != NULL; t = ggml_get_next_tensor(ctx, t)) {
+        if (t->data == NULL && t->view_src != NULL && ggml_backend_view_init(t) != GGML_STATUS_SUCCESS) {
+            ggml_backend_buffer_free(buffer);
+            return NULL;
+        }
     }
     return buffer;
 }

@@ -33,6 +33,10 @@ struct meta_record {
     const struct ggml_tensor * tensor;
     bool       resolved; // state is valid (static tensors resolve on first use)
     meta_state state;
+    // weights placed by ggml_backend_meta_alloc_ctx_tensors_from_buft: each device stores only
+    // its part, at its own offset (otherwise the tensor's offset in the meta buffer)
+    bool       own_offsets;
+    size_t     dev_offset[META_MAX_DEVS];
 };
 
 struct meta_buffer {

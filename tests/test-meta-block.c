@@ -8,6 +8,7 @@
 
 #include "test-common.h"
 #include "test-meta-util.h"
+#include "ggml-backend-meta-impl.h"
 
 #include <stdlib.h>
 
@@ -37,6 +38,27 @@ static void check_block(const char * what, ggml_backend_dev_t * devs, size_t n, 
     ggml_backend_free(backend);
 }
 
+// weights: each device stores only its slices (plus the small mirrored tensors)
+static void check_weight_memory(void) {
+    ggml_backend_dev_t c = ggml_backend_dev_by_name("CPU");
+    ggml_backend_dev_t devs[4] = { c, c, c, c };
+    struct mu_splits sp;
+    mu_block_splits(&sp, 4, &g_block, NULL);
+    ggml_backend_dev_t md = ggml_backend_meta_device(devs, 4, mu_get_split_state, &sp);
+    struct mu_run r;
+    if (TEST_CHECK(mu_run_init(&r, ggml_backend_dev_buffer_type(md), mu_build_block, &g_block, 42))) {
+        const size_t whole = ggml_backend_buffer_get_size(r.wbuf);
+        for (size_t j = 0; j < 4; j++) {
+            const size_t dev = ggml_backend_buffer_get_size(meta_buffer_dev_buffer(r.wbuf, j));
+            TEST_CHECK_MSG(dev < whole * 3 / 10, "device %zu holds %zu of %zu weight bytes", j, dev, whole);
+            if (j == 0) {
+                printf("  weights: %zu bytes whole, %zu on each of 4 devices\n", whole, dev);
+            }
+        }
+    }
+    mu_run_free(&r);
+}
+
 int main(void) {
     ggml_backend_t cpu = ggml_backend_cpu_init();
     g_ref = mu_run_once(cpu, ggml_backend_cpu_buffer_type(), mu_build_block, &g_block, 42, &g_n_ref);
@@ -44,6 +66,8 @@ int main(void) {
     if (!TEST_CHECK(g_ref != NULL)) {
         return test_finish("test-meta-block");
     }
+
+    check_weight_memory();
 
     ggml_backend_dev_t c = ggml_backend_dev_by_name("CPU");
     ggml_backend_dev_t devs[16];

@@ -76,7 +76,17 @@ static void test_garbage_callback(void) {
         struct ggml_tensor * wt = ggml_new_tensor_2d(w, g_garbage_kind == 4 ? GGML_TYPE_Q8_0 : GGML_TYPE_F32, 64, 8);
         ggml_set_name(wt, "w");
         struct ggml_tensor * x = mu_leaf(w, "x", GGML_TYPE_F32, 64, 2);
-        ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors_from_buft(w, ggml_backend_dev_buffer_type(md));
+        // the context allocator asks for the states at once: refused
+        test_log_capture_begin();
+        TEST_CHECK_MSG(ggml_backend_alloc_ctx_tensors_from_buft(w, ggml_backend_dev_buffer_type(md)) == NULL,
+                "garbage %d: allocation refused", g_garbage_kind);
+        TEST_CHECK(test_log_error_count() > 0);
+        test_log_capture_end();
+        // placed one by one, the state is asked on first use: data access and compute refused
+        ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(ggml_backend_dev_buffer_type(md), 1 << 16);
+        char * base = ggml_backend_buffer_get_base(buf);
+        TEST_CHECK(ggml_backend_tensor_alloc(buf, wt, base) == GGML_STATUS_SUCCESS);
+        TEST_CHECK(ggml_backend_tensor_alloc(buf, x, base + 8192) == GGML_STATUS_SUCCESS);
         ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
         struct ggml_cgraph * gf = ggml_new_graph(c);
         ggml_build_forward_expand(gf, ggml_mul_mat(c, wt, x));
