@@ -8,6 +8,7 @@
 
 #include "test-common.h"
 #include "test-meta-util.h"
+#include "ggml-backend-meta.h" // the seed's staging header: declares nothing new, compiles alongside
 
 #include <stdlib.h>
 
