@@ -358,7 +358,8 @@ int main(int argc, char ** argv) {
         { "BF16 4096x4096",  "bf16", 1, 4096,  4096 },
     };
 
-    printf("bench/matmul: ours = ggml_graph_compute (MUL_MAT node, thread pool of n threads); peer = OpenBLAS %s\n",
+    // openblas_get_config() starts with the library's name ("OpenBLAS 0.3.21 ...")
+    printf("bench/matmul: ours = ggml_graph_compute (MUL_MAT node, thread pool of n threads); peer = %s\n",
            openblas_get_config());
     printf("medians over %d alternating blocks per contender, each in its own process after a warm-up call\n\n", N_ROUNDS);
 

@@ -448,7 +448,11 @@ int main(int argc, char ** argv) {
     };
     const int rounds = quick ? 1 : N_ROUNDS;
     printf("bench/opencl-matmul: OpenCL0 = %s; CPU backend with %ld threads\n", dev_name, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("medians over %d alternating blocks per library, each in its own process after a warm-up call\n", rounds);
+    if (rounds == 1) {
+        printf("one block per library (quick run), in its own process after a warm-up call\n");
+    } else {
+        printf("medians over %d alternating blocks per library, each in its own process after a warm-up call\n", rounds);
+    }
     printf("CLBlast NT = the same product from the same buffers; NN = A given pre-transposed; ratio = ours / faster CLBlast\n\n");
     printf("%-22s %12s %12s %12s %8s %12s\n", "case (GFLOP/s)", "ours OpenCL", "CLBlast NT", "CLBlast NN", "ratio", "ours CPU");
     for (size_t i = 0; i < sizeof(cases)/sizeof(cases[0]); i++) {

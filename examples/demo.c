@@ -187,7 +187,12 @@ static void demo_devices(int n_tokens) {
         ggml_backend_dev_t dev = ggml_backend_dev_get(i);
         size_t free_mem, total_mem;
         ggml_backend_dev_memory(dev, &free_mem, &total_mem);
-        printf("  %-10s %-48.48s %6zu MiB\n", ggml_backend_dev_name(dev), ggml_backend_dev_description(dev), total_mem >> 20);
+        const enum ggml_backend_dev_type type = ggml_backend_dev_type(dev);
+        // ACCEL: a device with its own memory that ggml_backend_init_best does not pick (PoCL's)
+        const char * type_name = type == GGML_BACKEND_DEVICE_TYPE_CPU ? "CPU" : type == GGML_BACKEND_DEVICE_TYPE_GPU ? "GPU" :
+                                 type == GGML_BACKEND_DEVICE_TYPE_IGPU ? "IGPU" : type == GGML_BACKEND_DEVICE_TYPE_ACCEL ? "ACCEL" : "other";
+        printf("  %-10s %-5s %-48.48s %6zu MiB\n", ggml_backend_dev_name(dev), type_name, ggml_backend_dev_description(dev),
+            total_mem >> 20);
     }
 
     struct block_weights w = { 0 };

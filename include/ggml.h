@@ -522,6 +522,24 @@ extern "C" {
 
     GGML_API bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbytes);
 
+    // quantization
+    //
+    // ggml_quantize_chunk quantizes nrows rows of n_per_row floats from src + start into dst
+    // (start must be on a row; dst is the start of the whole tensor). imatrix: n_per_row
+    // importance weights, or NULL. Returns the bytes written, 0 after logging on bad arguments or
+    // a type without a quantizer (IQ1/IQ2/IQ3 and NVFP4 are dequantize-only for now).
+    GGML_API void   ggml_quantize_init(enum ggml_type type); // nothing to prepare; kept for the family's callers
+    GGML_API void   ggml_quantize_free(void);
+    GGML_API bool   ggml_quantize_requires_imatrix(enum ggml_type type);
+    GGML_API size_t ggml_quantize_chunk(
+            enum ggml_type   type,
+               const float * src,
+                      void * dst,
+                   int64_t   start,
+                   int64_t   nrows,
+                   int64_t   n_per_row,
+               const float * imatrix);
+
     // contexts
 
     GGML_API struct ggml_context * ggml_init (struct ggml_init_params params); // NULL on failure
@@ -1015,6 +1033,28 @@ extern "C" {
     // NULL restores the default (stderr). Thread-safe.
     GGML_API void ggml_log_set(ggml_log_callback log_callback, void * user_data);
     GGML_API void ggml_log_get(ggml_log_callback * log_callback, void ** user_data);
+
+    //
+    // last error of the calling thread (this library's extension, see docs/errors.md)
+    //
+
+    enum ggml_error_code {
+        GGML_ERROR_OK = 0,
+        GGML_ERROR_INVALID_ARGUMENT, // a bad argument, shape, type or parameter
+        GGML_ERROR_OUT_OF_MEMORY,    // host or device memory exhausted
+        GGML_ERROR_UNSUPPORTED,      // an op, type or feature the backend does not have
+        GGML_ERROR_DEVICE,           // the device or its driver failed
+        GGML_ERROR_BAD_STATE,        // misuse: wrong order of calls, object busy or in the wrong state
+        GGML_ERROR_IO,               // a file could not be read or written
+        GGML_ERROR_CORRUPT_DATA,     // a file or buffer holds data that is not valid
+    };
+
+    // Every failing call sets the calling thread's last error (code and the message it logged).
+    // A successful call leaves it as it was: read it right after a call that failed.
+    GGML_API enum ggml_error_code ggml_last_error(void);
+    GGML_API const char *         ggml_last_error_message(void);   // "" when GGML_ERROR_OK
+    GGML_API void                 ggml_clear_last_error(void);
+    GGML_API const char *         ggml_error_code_name(enum ggml_error_code code);
 
     //
     // type traits

@@ -30,9 +30,10 @@ LAYER_RANK = {"core": 0, "backend": 1, "cpu": 2, "opencl": 2}
 def layer_of(path):
     """path is relative to the repository root, e.g. src/ggml-cpu/ops-copy.c"""
     parts = path.split("/")
-    if len(parts) == 3 and parts[0] == "src" and parts[1] == "ggml-cpu":
+    # a backend's folder and everything under it (src/ggml-cpu/arch/x86/... is the CPU layer)
+    if len(parts) >= 3 and parts[0] == "src" and parts[1] == "ggml-cpu":
         return "cpu"
-    if len(parts) == 3 and parts[0] == "src" and parts[1] == "ggml-opencl":
+    if len(parts) >= 3 and parts[0] == "src" and parts[1] == "ggml-opencl":
         return "opencl"
     if len(parts) == 2 and parts[0] == "src":
         name = parts[1]

@@ -7,7 +7,7 @@
 # Usage: bash scripts/fuzz.sh [seconds per target, default 60] [target ...]
 #   CI:  FUZZ_SEED=1 FUZZ_RUNS=4000 bash scripts/fuzz.sh 60   (a fixed seed and run count: the same
 #        inputs on every run, so CI does not depend on luck; longer random runs are for developers)
-# Needs clang and its compiler-rt (Debian 12: packages clang, libclang-rt-14-dev).
+# Needs clang and its compiler runtime (package libclang-rt-<clang major>-dev; scripts/setup.sh installs it).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -26,7 +26,7 @@ if [ -z "$cc" ]; then
     done
 fi
 if [ -z "$cc" ]; then
-    echo "fuzz: clang not found (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+    echo "fuzz: clang not found (bash scripts/setup.sh installs it with its runtime)" >&2
     exit 1
 fi
 

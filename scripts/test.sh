@@ -2,11 +2,29 @@
 # Builds and runs every test: first the sanitizer build (AddressSanitizer + UndefinedBehavior-
 # Sanitizer), then the normal optimized build whose ctest summary closes the output.
 # Usage: bash scripts/test.sh            (from anywhere; installs missing packages when root)
+#
+# Every stage that runs OpenCL code does so with a private, empty PoCL kernel cache, so that the
+# path every new machine takes (PoCL compiling the kernels through LLVM inside the test process)
+# is the one tested. Sanitizer settings for that third-party code: tests/sanitizer-third-party.conf
+# (applied by ctest itself). With PoCL installed, as setup installs it, a missing OpenCL device
+# fails the OpenCL tests instead of skipping them.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 bash scripts/setup.sh
+
+if ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1; then
+    export GGML_TEST_REQUIRE_OPENCL=1
+fi
+pocl_caches=()
+cleanup() { if [ ${#pocl_caches[@]} -gt 0 ]; then rm -rf "${pocl_caches[@]}"; fi; }
+trap cleanup EXIT
+cold_pocl_cache() { # a fresh empty PoCL cache for the next stage
+    POCL_CACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pocl-cache.XXXXXX")
+    export POCL_CACHE_DIR
+    pocl_caches+=("$POCL_CACHE_DIR")
+}
 
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -26,6 +44,7 @@ build_and_test() { # dir, extra cmake args...
 mkdir -p build
 # sanitizers: leaks, out-of-bounds accesses and undefined behaviour fail the tests. This build is
 # also the portable one (no -march=native): SIMD kernels are reached only through run-time dispatch.
+cold_pocl_cache
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     build_and_test build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=address,undefined -DGGML_NATIVE=OFF
 
@@ -40,6 +59,7 @@ echo "== build build/tsan"
 cmake --build build/tsan -j "$jobs" --target $(echo "$tsan_tests" | tr '|' ' ') ggml-testmod >build/tsan.build.log 2>&1 \
     || { tail -n 60 build/tsan.build.log; exit 1; }
 echo "== test build/tsan"
+cold_pocl_cache
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build/tsan --output-on-failure -R "^($tsan_tests)\$"
 
 # fuzzing: each libFuzzer target with a fixed seed and run count (the same inputs every time, so
@@ -47,4 +67,5 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build/tsan
 FUZZ_SEED=1 FUZZ_RUNS=4000 bash scripts/fuzz.sh 60
 
 # the optimized build last, so that its ctest summary is the closing line
+cold_pocl_cache
 build_and_test build/release -DCMAKE_BUILD_TYPE=Release

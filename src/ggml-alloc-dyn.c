@@ -70,7 +70,7 @@ struct ggml_dyn_tallocr * ggml_dyn_tallocr_new(size_t alignment, size_t max_chun
     }
     struct ggml_dyn_tallocr * alloc = ggml_calloc(1, sizeof(*alloc));
     if (alloc == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     alloc->alignment      = alignment;
@@ -225,7 +225,7 @@ bool ggml_dyn_tallocr_alloc(struct ggml_dyn_tallocr * alloc, size_t size, struct
         best_c = dyn_new_chunk(alloc, req);
         best_i = 0;
         if (best_c < 0) {
-            GGML_LOG_ERROR("%s: cannot plan %zu bytes: out of chunks or out of memory\n", __func__, req);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: cannot plan %zu bytes: out of chunks or out of memory\n", __func__, req);
             return false;
         }
     }
@@ -278,7 +278,7 @@ bool ggml_dyn_tallocr_release(struct ggml_dyn_tallocr * alloc, struct ggml_dyn_a
         next->size   += len;
     } else {
         if (!dyn_chunk_reserve(chunk, chunk->n_blocks + 1)) {
-            GGML_LOG_ERROR("%s: out of memory\n", __func__);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
             return false;
         }
         dyn_chunk_insert(chunk, i, begin, len);

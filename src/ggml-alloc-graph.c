@@ -88,13 +88,13 @@ ggml_gallocr_t ggml_gallocr_new_n(ggml_backend_buffer_type_t * bufts, int n_bufs
 
     ggml_gallocr_t galloc = ggml_calloc(1, sizeof(*galloc));
     if (galloc == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     galloc->pool_of = ggml_calloc((size_t) n_bufs, sizeof(int));
     galloc->pools   = ggml_calloc((size_t) n_bufs, sizeof(struct galloc_pool));
     if (galloc->pool_of == NULL || galloc->pools == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         ggml_gallocr_free(galloc);
         return NULL;
     }
@@ -433,7 +433,7 @@ static bool plan_prepare(const struct plan_ctx * pc, const char * func, bool lar
             galloc->order = ggml_malloc(galloc->hash.size * sizeof(size_t));
         }
         if (galloc->hash.keys == NULL || galloc->info == NULL || galloc->order == NULL) {
-            GGML_LOG_ERROR("%s: out of memory for the tensor table of %zu entries\n", func, want);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory for the tensor table of %zu entries\n", func, want);
             ggml_hash_set_free(&galloc->hash);
             ggml_free_mem(galloc->info);
             ggml_free_mem(galloc->order);
@@ -614,7 +614,7 @@ static bool pools_realloc(ggml_gallocr_t galloc, const char * func) {
         for (int c = 0; c < n; c++) {
             ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(pool->buft, sizes[c]);
             if (buf == NULL) {
-                GGML_LOG_ERROR("%s: failed to allocate %s buffer of size %zu\n", func, ggml_backend_buft_name(pool->buft), sizes[c]);
+                GGML_ERROR_DEFAULT(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate %s buffer of size %zu\n", func, ggml_backend_buft_name(pool->buft), sizes[c]);
                 pool_free_buffers(pool);
                 return false;
             }
@@ -662,7 +662,7 @@ bool ggml_gallocr_reserve_n(ggml_gallocr_t galloc, struct ggml_cgraph * graph, c
     }
     galloc->have_ids = false;
     if (!record_ids(galloc, graph, node_buffer_ids, leaf_buffer_ids)) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return false;
     }
     return pools_realloc(galloc, __func__);

@@ -112,12 +112,12 @@ static bool ctx_alloc_range(struct ggml_context * ctx, ggml_backend_buffer_type_
         struct ggml_tensor * first, struct ggml_tensor * last, struct buffer_list * list) {
     ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(buft, size);
     if (buf == NULL) {
-        GGML_LOG_ERROR("ggml_backend_alloc_ctx_tensors_from_buft: failed to allocate %s buffer of size %zu\n",
+        GGML_ERROR_DEFAULT(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_alloc_ctx_tensors_from_buft: failed to allocate %s buffer of size %zu\n",
                 ggml_backend_buft_name(buft), size);
         return false;
     }
     if (!buffer_list_push(list, buf)) {
-        GGML_LOG_ERROR("ggml_backend_alloc_ctx_tensors_from_buft: out of memory\n");
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_alloc_ctx_tensors_from_buft: out of memory\n");
         ggml_backend_buffer_free(buf);
         return false;
     }

@@ -95,12 +95,12 @@ static const char * cpu_mapped_buft_get_name(ggml_backend_buffer_type_t buft) {
 static ggml_backend_buffer_t cpu_buft_alloc_buffer(ggml_backend_buffer_type_t buft, size_t size) {
     // no object can be larger than PTRDIFF_MAX; refuse before asking the allocator
     if (size > (size_t) PTRDIFF_MAX - GGML_MEM_ALIGN_HOST) {
-        GGML_LOG_ERROR("%s: cannot allocate %zu bytes: larger than any host object can be\n", __func__, size);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes: larger than any host object can be\n", __func__, size);
         return NULL;
     }
     void * data = ggml_aligned_malloc(size);
     if (data == NULL) {
-        GGML_LOG_ERROR("%s: failed to allocate %zu bytes of host memory\n", __func__, size);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate %zu bytes of host memory\n", __func__, size);
         return NULL;
     }
     ggml_backend_buffer_t buffer = ggml_backend_buffer_init(buft, ggml_backend_host_buffer_iface(cpu_buffer_free, cpu_buffer_get_base), data, size);
@@ -220,7 +220,7 @@ ggml_backend_buffer_t ggml_backend_multi_buffer_alloc_buffer(ggml_backend_buffer
     struct multi_buffer_context * ctx = (struct multi_buffer_context *) ggml_calloc(1, sizeof(*ctx));
     ggml_backend_buffer_t * copy = (ggml_backend_buffer_t *) ggml_calloc(n_buffers, sizeof(ggml_backend_buffer_t));
     if (ctx == NULL || copy == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         ggml_free_mem(ctx);
         ggml_free_mem(copy);
         return NULL;

@@ -219,6 +219,27 @@ extern "C" {
     };
 
     //
+    // device errors on paths that cannot return one (the void buffer functions, asynchronous
+    // copies and memsets): report them here. The error is logged and set as the thread's last
+    // error (GGML_ERROR_DEVICE) at once, and kept, sticky, on the backend (stream errors) or on
+    // the buffer's device (buffer errors) until the next ggml_backend_graph_compute of that
+    // backend, or of a backend of that device, returns it as GGML_STATUS_FAILED.
+    // ggml_backend_synchronize, which returns nothing, sets it as the thread's last error and
+    // keeps it. Only the first error is kept until it is returned.
+    //
+
+    GGML_ATTRIBUTE_FORMAT(2, 3)
+    GGML_API void ggml_backend_report_device_error(ggml_backend_t backend, const char * format, ...);
+    GGML_ATTRIBUTE_FORMAT(2, 3)
+    GGML_API void ggml_backend_buffer_report_device_error(ggml_backend_buffer_t buffer, const char * format, ...);
+
+    // the backend's kept error, or its device's (false when there is none): `take` returns and
+    // clears it, logged as the failure of `func`; otherwise it is set as the last error and kept
+    GGML_API bool ggml_backend_sticky_error_check(ggml_backend_t backend, const char * func, bool take);
+    // drops what is kept for a backend that is being freed
+    GGML_API void ggml_backend_sticky_error_forget(ggml_backend_t backend);
+
+    //
     // Backend registry
     //
 

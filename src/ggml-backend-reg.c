@@ -211,14 +211,14 @@ static enum registry_add_result registry_add_reg_locked(ggml_backend_reg_t reg, 
     if (path != NULL) {
         path_copy = str_dup_mem(path);
         if (path_copy == NULL) {
-            GGML_LOG_ERROR("%s: out of memory registering backend '%s'\n", __func__, reg_name_or(reg, "?"));
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory registering backend '%s'\n", __func__, reg_name_or(reg, "?"));
             return REGISTRY_FAILED;
         }
     }
     // reserve everything first so that a failure leaves the registry as it was
     if (!registry_reserve((void **) &g_registry.regs, &g_registry.cap_regs, g_registry.n_regs + 1, sizeof(*g_registry.regs)) ||
         !registry_reserve((void **) &g_registry.devs, &g_registry.cap_devs, g_registry.n_devs + n_dev, sizeof(*g_registry.devs))) {
-        GGML_LOG_ERROR("%s: out of memory registering backend '%s' (%zu devices)\n", __func__, reg_name_or(reg, "?"), n_dev);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory registering backend '%s' (%zu devices)\n", __func__, reg_name_or(reg, "?"), n_dev);
         ggml_free_mem(path_copy);
         return REGISTRY_FAILED;
     }
@@ -239,7 +239,7 @@ static enum registry_add_result registry_add_reg_locked(ggml_backend_reg_t reg, 
         }
         // space was reserved above, unless the backend's callbacks registered devices meanwhile
         if (!registry_reserve((void **) &g_registry.devs, &g_registry.cap_devs, g_registry.n_devs + 1, sizeof(*g_registry.devs))) {
-            GGML_LOG_ERROR("%s: out of memory registering the devices of backend '%s'\n", __func__, reg_name_or(reg, "?"));
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory registering the devices of backend '%s'\n", __func__, reg_name_or(reg, "?"));
             break;
         }
         g_registry.devs[g_registry.n_devs++] = dev;
@@ -325,7 +325,7 @@ void ggml_backend_device_register(ggml_backend_dev_t device) {
         if (registry_reserve((void **) &g_registry.devs, &g_registry.cap_devs, g_registry.n_devs + 1, sizeof(*g_registry.devs))) {
             g_registry.devs[g_registry.n_devs++] = device;
         } else {
-            GGML_LOG_ERROR("%s: out of memory registering device '%s'\n", __func__, ggml_backend_dev_name(device));
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory registering device '%s'\n", __func__, ggml_backend_dev_name(device));
         }
     }
     registry_unlock();
@@ -423,11 +423,13 @@ ggml_backend_dev_t ggml_backend_dev_by_type(enum ggml_backend_dev_type type) {
 // logs the registered device names after a failed lookup, to help the caller spell them
 static void log_available_devices(const char * func) {
     registry_lock();
-    GGML_LOG_ERROR("%s: %zu devices registered:", func, g_registry.n_devs);
+    struct ggml_msg m;
+    ggml_msg_init(&m);
+    ggml_msg_append(&m, "%s: %zu devices registered:", func, g_registry.n_devs);
     for (size_t i = 0; i < g_registry.n_devs; i++) {
-        GGML_LOG_CONT(" %s", ggml_backend_dev_name(g_registry.devs[i]));
+        ggml_msg_append(&m, " %s", ggml_backend_dev_name(g_registry.devs[i]));
     }
-    GGML_LOG_CONT("\n");
+    GGML_LOG_ERROR("%s\n", m.text);
     registry_unlock();
 }
 
@@ -559,6 +561,23 @@ ggml_backend_reg_t ggml_backend_load(const char * path) {
     }
 
     registry_lock();
+    // the same backend already present under another registry object (built into this library,
+    // or a copy of the module loaded from another path): registering it again would list its
+    // devices twice, so the registry already there is kept and this one dropped
+    ggml_backend_reg_t present = NULL;
+    for (size_t i = 0; i < g_registry.n_regs && present == NULL; i++) {
+        if (g_registry.regs[i].reg != reg && str_ieq(reg_name_or(g_registry.regs[i].reg, NULL), reg_name_or(reg, NULL))) {
+            present = g_registry.regs[i].reg;
+        }
+    }
+    if (present != NULL) {
+        GGML_LOG_INFO("%s: %s provides backend %s, which is already registered: not registered again\n",
+            __func__, path, reg_name_or(reg, "?"));
+        registry_unlock();
+        // the handle stays open: the module's init may have created device contexts whose
+        // driver callbacks point into its code
+        return present;
+    }
     const enum registry_add_result res = registry_add_reg_locked(reg, handle, path);
     const char * name = reg_name_or(reg, "?");
     if (res == REGISTRY_ADDED) {
@@ -736,7 +755,7 @@ static void scan_directory(const char * dir, bool explicit_dir, struct candidate
     }
     closedir(d);
     if (oom) {
-        GGML_LOG_ERROR("%s: out of memory listing %s\n", LOAD_ALL_FUNC, dir);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory listing %s\n", LOAD_ALL_FUNC, dir);
     }
     if (n_files > 1) {
         qsort(files, n_files, sizeof(*files), cmp_cstr);
@@ -760,7 +779,7 @@ static void scan_directory(const char * dir, bool explicit_dir, struct candidate
         } else if ((c.score = module_probe_score(path)) > 0) {
             c.path = ggml_malloc((size_t) len + 1);
             if (c.path == NULL || !registry_reserve((void **) &list->items, &list->cap, list->n + 1, sizeof(*list->items))) {
-                GGML_LOG_ERROR("%s: out of memory, skipping %s\n", LOAD_ALL_FUNC, path);
+                GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory, skipping %s\n", LOAD_ALL_FUNC, path);
                 ggml_free_mem(c.path);
             } else {
                 memcpy(c.path, path, (size_t) len + 1);

@@ -167,8 +167,8 @@ static bool buffer_supported(struct ggml_backend_sched * sched, const struct ggm
     return buft != NULL && ggml_backend_supports_buft(sched->backends[b], buft);
 }
 
-static void log_tensor(const char * prefix, const struct ggml_tensor * t) {
-    GGML_LOG_CONT("%s'%s' (%s, %s [%lld, %lld, %lld, %lld])", prefix, t->name, ggml_op_desc(t), ggml_type_name(t->type),
+static void describe_tensor(struct ggml_msg * m, const char * prefix, const struct ggml_tensor * t) {
+    ggml_msg_append(m, "%s'%s' (%s, %s [%lld, %lld, %lld, %lld])", prefix, t->name, ggml_op_desc(t), ggml_type_name(t->type),
             (long long) t->ne[0], (long long) t->ne[1], (long long) t->ne[2], (long long) t->ne[3]);
 }
 
@@ -184,10 +184,12 @@ static bool pass1_backend(struct ggml_backend_sched * sched, const struct ggml_t
         *id    = backend_for_buft(sched, buft, t);
         *cause = SCHED_CAUSE_BUFFER;
         if (*id == -1) {
-            GGML_LOG_ERROR("ggml_backend_sched: tensor ");
-            log_tensor("", t);
-            GGML_LOG_CONT(" already has memory in a %s buffer, and no backend of the scheduler can both use that buffer and run the op\n",
-                    ggml_backend_buft_name(buft));
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            describe_tensor(&m, "ggml_backend_sched: tensor ", t);
+            ggml_error_report(GGML_ERROR_UNSUPPORTED,
+                    "%s already has memory in a %s buffer, and no backend of the scheduler can both use that buffer and run the op\n",
+                    m.text, ggml_backend_buft_name(buft));
             return false;
         }
         return true;
@@ -396,33 +398,38 @@ static bool check_assignments(struct ggml_backend_sched * sched, struct ggml_cgr
         const int id = sched->tensor_ids[slot];
         const bool by_user = sched->tensor_cause[slot] == SCHED_CAUSE_USER;
         if (id == -1) {
-            GGML_LOG_ERROR("ggml_backend_sched: no backend of the scheduler supports node %d ", k - graph->n_leafs);
-            log_tensor("", t);
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            ggml_msg_append(&m, "ggml_backend_sched: no backend of the scheduler supports node %d ", k - graph->n_leafs);
+            describe_tensor(&m, "", t);
             for (int j = 0; j < GGML_MAX_SRC; j++) {
                 if (t->src[j] != NULL) {
-                    log_tensor(j == 0 ? " with sources " : ", ", t->src[j]);
+                    describe_tensor(&m, j == 0 ? " with sources " : ", ", t->src[j]);
                 }
             }
-            GGML_LOG_CONT("; backends:");
+            ggml_msg_append(&m, "; backends:");
             for (int b = 0; b < sched->n_backends; b++) {
-                GGML_LOG_CONT(" %s", ggml_backend_name(sched->backends[b]));
+                ggml_msg_append(&m, " %s", ggml_backend_name(sched->backends[b]));
             }
-            GGML_LOG_CONT("\n");
+            ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s\n", m.text);
             return false;
         }
         if (!is_leaf && !ggml_op_is_view(t->op) && !backend_supports_op(sched, id, t)) {
-            GGML_LOG_ERROR("ggml_backend_sched: node ");
-            log_tensor("", t);
-            GGML_LOG_CONT(" is placed on backend %s%s, which does not support it\n", ggml_backend_name(sched->backends[id]),
-                    by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            describe_tensor(&m, "ggml_backend_sched: node ", t);
+            ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s is placed on backend %s%s, which does not support it\n", m.text,
+                    ggml_backend_name(sched->backends[id]), by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
             return false;
         }
         ggml_backend_buffer_type_t buft = tensor_buft(t);
         if (buft != NULL && !(ggml_op_is_view(t->op) && !by_user) && !ggml_backend_supports_buft(sched->backends[id], buft)) {
-            GGML_LOG_ERROR("ggml_backend_sched: tensor ");
-            log_tensor("", t);
-            GGML_LOG_CONT(" has memory in a %s buffer but is placed on backend %s%s, which cannot use it\n", ggml_backend_buft_name(buft),
-                    ggml_backend_name(sched->backends[id]), by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
+            struct ggml_msg m;
+            ggml_msg_init(&m);
+            describe_tensor(&m, "ggml_backend_sched: tensor ", t);
+            ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s has memory in a %s buffer but is placed on backend %s%s, which cannot use it\n",
+                    m.text, ggml_backend_buft_name(buft), ggml_backend_name(sched->backends[id]),
+                    by_user ? " by ggml_backend_sched_set_tensor_backend" : "");
             return false;
         }
     }
@@ -465,7 +472,7 @@ static int add_copies(struct ggml_backend_sched * sched, size_t slot, struct ggm
         size_t cap = (size_t) sched->copy_recs_cap;
         struct sched_copy_rec * recs = ggml_grow_array(sched->copy_recs, &cap, (size_t) sched->n_copy_recs + 1, sizeof(*recs), 64);
         if (recs == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for the copy records\n");
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the copy records\n");
             return -1;
         }
         sched->copy_recs     = recs;
@@ -500,7 +507,7 @@ static bool add_origin(struct ggml_backend_sched * sched, struct ggml_tensor * c
         size_t cap = sched->origins_cap;
         struct sched_origin * o = ggml_grow_array(sched->origins, &cap, sched->n_origins + 1, sizeof(*o), 64);
         if (o == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory\n");
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory\n");
             return false;
         }
         sched->origins     = o;
@@ -562,7 +569,7 @@ static struct sched_split * new_split(struct ggml_backend_sched * sched, int bac
         size_t cap = (size_t) sched->splits_cap;
         struct sched_split * s = ggml_grow_array(sched->splits, &cap, (size_t) sched->n_splits + 1, sizeof(*s), 16);
         if (s == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for %d splits\n", sched->n_splits + 1);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for %d splits\n", sched->n_splits + 1);
             return NULL;
         }
         sched->splits     = s;
@@ -629,7 +636,7 @@ static bool prepare_ctx(struct ggml_backend_sched * sched, struct ggml_cgraph * 
         sched->ctx_mem_size = 0;
         sched->ctx_mem = ggml_malloc(size);
         if (sched->ctx_mem == NULL) {
-            GGML_LOG_ERROR("ggml_backend_sched: out of memory for the copy context (%zu bytes)\n", size);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the copy context (%zu bytes)\n", size);
             return false;
         }
         sched->ctx_mem_size = size;
@@ -706,7 +713,7 @@ static bool pass5(struct ggml_backend_sched * sched, struct ggml_cgraph * graph)
                     struct ggml_tensor ** gi = ggml_grow_array(sched->graph_inputs, &cap, (size_t) sched->n_graph_inputs + 1,
                                                                sizeof(*gi), GGML_SCHED_MAX_SPLIT_INPUTS);
                     if (gi == NULL) {
-                        GGML_LOG_ERROR("ggml_backend_sched: out of memory for the graph inputs\n");
+                        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the graph inputs\n");
                         return false;
                     }
                     sched->graph_inputs     = gi;
@@ -785,7 +792,7 @@ static bool build_alloc_graph(struct ggml_backend_sched * sched, struct ggml_cgr
     const int n_nodes = graph->n_nodes + total_inputs * per_input;
     const int n_leafs = graph->n_leafs + (sched->n_copies > 1 ? (sched->n_graph_inputs + total_inputs) * sched->n_copies : 0);
     if (!ensure_graph_capacity(sched, n_nodes > 0 ? n_nodes : 1, n_leafs > 0 ? n_leafs : 1)) {
-        GGML_LOG_ERROR("ggml_backend_sched: out of memory for the allocator's graph (%d nodes, %d leafs)\n", n_nodes, n_leafs);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_sched: out of memory for the allocator's graph (%d nodes, %d leafs)\n", n_nodes, n_leafs);
         return false;
     }
     struct ggml_cgraph * g = &sched->graph;
@@ -983,14 +990,16 @@ void ggml_sched_print_assignments(struct ggml_backend_sched * sched, const struc
             graph->n_nodes, graph->n_leafs, sched->n_splits, n_inputs, sched->cur_copy, sched->n_copies);
     for (int s = 0; s < sched->n_splits; s++) {
         const struct sched_split * split = &sched->splits[s];
-        GGML_LOG_INFO("  split %d on %s: nodes [%d, %d), %d input%s%s", s, ggml_backend_name(sched->backends[split->backend_id]),
+        struct ggml_msg m;
+        ggml_msg_init(&m);
+        ggml_msg_append(&m, "  split %d on %s: nodes [%d, %d), %d input%s%s", s, ggml_backend_name(sched->backends[split->backend_id]),
                 split->i_start, split->i_end, split->n_inputs, split->n_inputs == 1 ? "" : "s", split->n_inputs > 0 ? ":" : "");
         for (int j = 0; j < split->n_inputs; j++) {
             const struct ggml_tensor * in = split->inputs[j];
             fmt_size(sz, sizeof(sz), ggml_nbytes(in));
-            GGML_LOG_CONT(" '%s' from %s (%s)%s", in->name, backend_name_of(sched, in), sz, j + 1 < split->n_inputs ? "," : "");
+            ggml_msg_append(&m, " '%s' from %s (%s)%s", in->name, backend_name_of(sched, in), sz, j + 1 < split->n_inputs ? "," : "");
         }
-        GGML_LOG_CONT("\n");
+        GGML_LOG_INFO("%s\n", m.text);
         if (sched->debug < 2) {
             continue;
         }
@@ -998,7 +1007,8 @@ void ggml_sched_print_assignments(struct ggml_backend_sched * sched, const struc
             const struct ggml_tensor * node = graph->nodes[i];
             const size_t slot = ggml_sched_slot(sched, node, false);
             fmt_size(sz, sizeof(sz), ggml_nbytes(node));
-            GGML_LOG_INFO("    node %4d %-12s '%s' (%s, %s) on %s [%s]", i, ggml_op_desc(node), node->name, ggml_type_name(node->type), sz,
+            ggml_msg_init(&m);
+            ggml_msg_append(&m, "    node %4d %-12s '%s' (%s, %s) on %s [%s]", i, ggml_op_desc(node), node->name, ggml_type_name(node->type), sz,
                     backend_name_of(sched, node), slot == GGML_HASHSET_FULL ? "?" : cause_name(sched->tensor_cause[slot]));
             for (int j = 0; j < GGML_MAX_SRC; j++) {
                 const struct ggml_tensor * src = node->src[j];
@@ -1006,12 +1016,12 @@ void ggml_sched_print_assignments(struct ggml_backend_sched * sched, const struc
                     continue;
                 }
                 if (in_ctx_mem(sched, src)) {
-                    GGML_LOG_CONT("%s'%s'", j == 0 ? " <- " : ", ", src->name); // a copy: its name says where
+                    ggml_msg_append(&m, "%s'%s'", j == 0 ? " <- " : ", ", src->name); // a copy: its name says where
                 } else {
-                    GGML_LOG_CONT("%s'%s' on %s", j == 0 ? " <- " : ", ", src->name, backend_name_of(sched, src));
+                    ggml_msg_append(&m, "%s'%s' on %s", j == 0 ? " <- " : ", ", src->name, backend_name_of(sched, src));
                 }
             }
-            GGML_LOG_CONT("\n");
+            GGML_LOG_INFO("%s\n", m.text);
         }
     }
 }

@@ -97,7 +97,7 @@ ggml_backend_sched_t ggml_backend_sched_new_ext(ggml_backend_t * backends, ggml_
     }
     struct ggml_backend_sched * sched = ggml_calloc(1, sizeof(*sched));
     if (sched == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     sched->n_backends = n_backends;
@@ -122,7 +122,7 @@ ggml_backend_sched_t ggml_backend_sched_new_ext(ggml_backend_t * backends, ggml_
     sched->galloc = ggml_gallocr_new_n(sched->bufts, n_backends);
     if (sched->hash.keys == NULL || sched->tensor_ids == NULL || sched->tensor_cause == NULL || sched->copy_head == NULL ||
             sched->used_slots == NULL || sched->galloc == NULL) {
-        GGML_LOG_ERROR("%s: out of memory for a scheduler of graph_size %zu\n", __func__, graph_size);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory for a scheduler of graph_size %zu\n", __func__, graph_size);
         ggml_backend_sched_free(sched);
         return NULL;
     }
@@ -295,7 +295,7 @@ static bool grow_records(int ** ids, size_t ** sizes, int * cap, int need) {
 static bool reserve_current(ggml_backend_sched_t sched, const char * func) {
     sched->res_valid = false;
     if (!ggml_gallocr_reserve_n(sched->galloc, &sched->graph, sched->node_ids, sched->leaf_ids)) {
-        GGML_LOG_ERROR("%s: failed to allocate the compute buffers\n", func);
+        GGML_ERROR_DEFAULT(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate the compute buffers\n", func);
         return false;
     }
     const int nn = sched->graph.n_nodes;
@@ -350,7 +350,7 @@ static bool alloc_splits(ggml_backend_sched_t sched, const char * func) {
         return false;
     }
     if (!ggml_gallocr_alloc_graph(sched->galloc, &sched->graph)) {
-        GGML_LOG_ERROR("%s: failed to allocate the graph\n", func);
+        GGML_ERROR_DEFAULT(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate the graph\n", func);
         return false;
     }
     return true;
@@ -387,7 +387,7 @@ bool ggml_backend_sched_alloc_graph(ggml_backend_sched_t sched, struct ggml_cgra
         if (same_graph(sched, graph)) {
             return true;
         }
-        GGML_LOG_ERROR("%s: another graph is allocated; call ggml_backend_sched_reset first\n", __func__);
+        GGML_ERROR(GGML_ERROR_BAD_STATE, "%s: another graph is allocated; call ggml_backend_sched_reset first\n", __func__);
         return false;
     }
     return sched_alloc(sched, graph, __func__) == GGML_STATUS_SUCCESS;

@@ -140,7 +140,7 @@ struct ggml_backend_graph_copy ggml_backend_graph_copy(ggml_backend_t backend, s
     st.copies      = (struct ggml_tensor **) ggml_calloc(st.hash_set.size ? st.hash_set.size : 1, sizeof(struct ggml_tensor *));
     st.initialized = (bool *) ggml_calloc(st.hash_set.size ? st.hash_set.size : 1, sizeof(bool));
     if (st.hash_set.keys == NULL || st.copies == NULL || st.initialized == NULL) {
-        GGML_LOG_ERROR("%s: out of memory (hash set of %zu slots)\n", __func__, n_slots);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory (hash set of %zu slots)\n", __func__, n_slots);
         graph_copy_state_free(&st);
         return result;
     }
@@ -156,7 +156,7 @@ struct ggml_backend_graph_copy ggml_backend_graph_copy(ggml_backend_t backend, s
     struct ggml_cgraph * copy = NULL;
 
     if (st.ctx_allocated == NULL || st.ctx_unallocated == NULL) {
-        GGML_LOG_ERROR("%s: cannot create the contexts for the copy (%zu bytes each)\n", __func__, params.mem_size);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: cannot create the contexts for the copy (%zu bytes each)\n", __func__, params.mem_size);
         goto fail;
     }
 

@@ -42,12 +42,12 @@ ggml_backend_buffer_t ggml_backend_buft_alloc_buffer(ggml_backend_buffer_type_t 
         return ggml_backend_buffer_init(buft, empty_iface, NULL, 0);
     }
     if (buft->iface.alloc_buffer == NULL) {
-        GGML_LOG_ERROR("%s: buffer type %s cannot allocate buffers\n", __func__, ggml_backend_buft_name(buft));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: buffer type %s cannot allocate buffers\n", __func__, ggml_backend_buft_name(buft));
         return NULL;
     }
     ggml_backend_buffer_t buffer = buft->iface.alloc_buffer(buft, size);
     if (buffer == NULL) {
-        GGML_LOG_ERROR("%s: failed to allocate a %s buffer of %zu bytes\n", __func__, ggml_backend_buft_name(buft), size);
+        GGML_ERROR_DEFAULT(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate a %s buffer of %zu bytes\n", __func__, ggml_backend_buft_name(buft), size);
     }
     return buffer;
 }
@@ -127,7 +127,7 @@ ggml_backend_buffer_t ggml_backend_buffer_init(
                size_t                     size) {
     ggml_backend_buffer_t buffer = (ggml_backend_buffer_t) ggml_calloc(1, sizeof(struct ggml_backend_buffer));
     if (buffer == NULL) {
-        GGML_LOG_ERROR("%s: out of memory allocating a buffer object\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory allocating a buffer object\n", __func__);
         return NULL;
     }
     buffer->iface   = iface;
@@ -701,7 +701,7 @@ void ggml_backend_tensor_copy(const struct ggml_tensor * src, struct ggml_tensor
         // neither buffer can do it: stage the data in host memory
         void * tmp = ggml_malloc(nbytes);
         if (tmp == NULL) {
-            GGML_LOG_ERROR("%s: out of memory staging %zu bytes to copy '%s' to '%s'\n", __func__, nbytes, src->name, dst->name);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory staging %zu bytes to copy '%s' to '%s'\n", __func__, nbytes, src->name, dst->name);
             return;
         }
         ggml_backend_tensor_get(src, tmp, 0, nbytes);
@@ -766,6 +766,7 @@ void ggml_backend_free(ggml_backend_t backend) {
         GGML_LOG_ERROR("%s: backend %s cannot be freed\n", __func__, ggml_backend_name(backend));
         return;
     }
+    ggml_backend_sticky_error_forget(backend);
     backend->iface.free(backend);
 }
 
@@ -807,6 +808,8 @@ void ggml_backend_synchronize(ggml_backend_t backend) {
     if (backend->iface.synchronize != NULL) {
         backend->iface.synchronize(backend);
     }
+    // a device error kept for later becomes the last error; graph_compute will return it
+    (void) ggml_backend_sticky_error_check(backend, __func__, false);
 }
 
 ggml_backend_graph_plan_t ggml_backend_graph_plan_create(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
@@ -815,7 +818,7 @@ ggml_backend_graph_plan_t ggml_backend_graph_plan_create(ggml_backend_t backend,
         return NULL;
     }
     if (backend->iface.graph_plan_create == NULL) {
-        GGML_LOG_ERROR("%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
         return NULL;
     }
     if (cgraph->overflow) {
@@ -834,7 +837,7 @@ void ggml_backend_graph_plan_free(ggml_backend_t backend, ggml_backend_graph_pla
         return;
     }
     if (backend->iface.graph_plan_free == NULL) {
-        GGML_LOG_ERROR("%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
         return;
     }
     backend->iface.graph_plan_free(backend, plan);
@@ -846,7 +849,10 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
         return GGML_STATUS_FAILED;
     }
     if (backend->iface.graph_plan_compute == NULL) {
-        GGML_LOG_ERROR("%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s does not support graph plans\n", __func__, ggml_backend_name(backend));
+        return GGML_STATUS_FAILED;
+    }
+    if (ggml_backend_sticky_error_check(backend, __func__, true)) {
         return GGML_STATUS_FAILED;
     }
     return backend->iface.graph_plan_compute(backend, plan);
@@ -935,10 +941,14 @@ enum ggml_status ggml_backend_graph_compute_async(ggml_backend_t backend, struct
         return GGML_STATUS_FAILED;
     }
     if (backend->iface.graph_compute == NULL) {
-        GGML_LOG_ERROR("%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: backend %s cannot compute graphs\n", __func__, ggml_backend_name(backend));
         return GGML_STATUS_FAILED;
     }
     if (!ggml_backend_graph_tensors_ready(cgraph, true, "ggml_backend_graph_compute")) {
+        return GGML_STATUS_FAILED;
+    }
+    // an earlier device error: the graph's inputs may be wrong, so it is not computed
+    if (ggml_backend_sticky_error_check(backend, __func__, true)) {
         return GGML_STATUS_FAILED;
     }
     return backend->iface.graph_compute(backend, cgraph);
@@ -948,6 +958,10 @@ enum ggml_status ggml_backend_graph_compute(ggml_backend_t backend, struct ggml_
     enum ggml_status status = ggml_backend_graph_compute_async(backend, cgraph);
     if (backend != NULL) {
         ggml_backend_synchronize(backend);
+        // a device error while the graph ran is this graph's failure
+        if (status == GGML_STATUS_SUCCESS && ggml_backend_sticky_error_check(backend, __func__, true)) {
+            status = GGML_STATUS_FAILED;
+        }
     }
     return status;
 }

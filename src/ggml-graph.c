@@ -51,7 +51,7 @@ struct ggml_hash_set ggml_hash_set_new(size_t size) {
     struct ggml_tensor ** keys = ggml_malloc(n * sizeof(struct ggml_tensor *));
     ggml_bitset_t * used = ggml_calloc(ggml_bitset_size(n), sizeof(ggml_bitset_t));
     if (keys == NULL || used == NULL) {
-        GGML_LOG_ERROR("%s: failed to allocate a hash set of %zu entries\n", __func__, n);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate a hash set of %zu entries\n", __func__, n);
         ggml_free_mem(keys);
         ggml_free_mem(used);
         return result;

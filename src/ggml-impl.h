@@ -39,15 +39,58 @@ GGML_API void ggml_log_callback_default(enum ggml_log_level level, const char * 
 #define GGML_LOG_DEBUG(...) ggml_log_internal(GGML_LOG_LEVEL_DEBUG, __VA_ARGS__)
 #define GGML_LOG_CONT(...)  ggml_log_internal(GGML_LOG_LEVEL_CONT , __VA_ARGS__)
 
-// Check used on paths that input can reach: logs "<func>: <message>" and returns `ret`.
-#define GGML_CHECK_RET(cond, ret, ...) do {                       \
-        if (!(cond)) {                                            \
-            GGML_LOG_ERROR("%s: ", __func__);                     \
-            GGML_LOG_CONT(__VA_ARGS__);                           \
-            GGML_LOG_CONT("\n");                                  \
-            return ret;                                           \
-        }                                                         \
+// Delivers text (one whole message) to the log callback in one call.
+GGML_API void ggml_log_emit(enum ggml_log_level level, const char * text);
+
+//
+// errors (src/ggml-error.c, docs/errors.md): one message per error, in one log callback call,
+// kept as the calling thread's last error. GGML_LOG_ERROR records its message too, with the
+// code of the failure that caused it (GGML_ERROR_OK below means just that: no code of its own).
+//
+
+// Reports an error: records (code, message) as the thread's last error and logs the message at
+// ERROR level in one callback; a final newline is added when missing.
+GGML_ATTRIBUTE_FORMAT(2, 3)
+GGML_API void ggml_error_report(enum ggml_error_code code, const char * format, ...);
+// Same, with "<func>: " in front of the message.
+GGML_ATTRIBUTE_FORMAT(3, 4)
+GGML_API void ggml_error_report_func(enum ggml_error_code code, const char * func, const char * format, ...);
+// Same, for a failure whose cause may have been reported already: the code of an open chain
+// (an earlier cause) wins, `code` is the guess when there is none.
+GGML_ATTRIBUTE_FORMAT(2, 3)
+GGML_API void ggml_error_report_default(enum ggml_error_code code, const char * format, ...);
+// Records a cause without logging it (the allocation wrappers: the caller logs the context).
+GGML_ATTRIBUTE_FORMAT(2, 3)
+GGML_API void ggml_error_note(enum ggml_error_code code, const char * format, ...);
+// internal to the error channel: recording of a message, end of a failure chain
+GGML_API void ggml_error_record(enum ggml_error_code code, const char * text, bool logged);
+GGML_API void ggml_error_alloc_succeeded(void);
+
+#define GGML_ERROR(code, ...) ggml_error_report((code), __VA_ARGS__)
+#define GGML_ERROR_DEFAULT(code, ...) ggml_error_report_default((code), __VA_ARGS__)
+
+// Check used on paths that input can reach: reports "<func>: <message>" (a bad argument unless
+// an earlier failure gave the cause) and returns `ret`.
+#define GGML_CHECK_RET(cond, ret, ...) GGML_CHECK_RET_CODE(cond, ret, GGML_ERROR_OK, __VA_ARGS__)
+
+// Same with an explicit error code.
+#define GGML_CHECK_RET_CODE(cond, ret, code, ...) do {                      \
+        if (!(cond)) {                                                      \
+            ggml_error_report_func((code), __func__, __VA_ARGS__);          \
+            return ret;                                                     \
+        }                                                                   \
     } while (0)
+
+// A message built in parts (truncated, never allocated), then logged or reported in one call.
+struct ggml_msg {
+    size_t len;
+    char   text[1024];
+};
+
+GGML_API void ggml_msg_init(struct ggml_msg * m);
+GGML_ATTRIBUTE_FORMAT(2, 3)
+GGML_API void ggml_msg_append(struct ggml_msg * m, const char * format, ...);
+GGML_API void ggml_msg_append_v(struct ggml_msg * m, const char * format, va_list args);
 
 //
 // allocation: every host allocation of the library goes through these, so that the fault
@@ -66,10 +109,39 @@ GGML_API void   ggml_free_mem(void * ptr);
 GGML_API void * ggml_aligned_malloc(size_t size);   // aligned to GGML_MEM_ALIGN_HOST; NULL on failure or size 0
 GGML_API void   ggml_aligned_free(void * ptr, size_t size);
 
-// Fault injection (tests only): the n-th call (1-based) from now on to an allocation function
-// above fails; 0 disables. Returns the number of allocation calls counted since the last reset.
-GGML_API void     ggml_alloc_fault_set(long n);
-GGML_API long     ggml_alloc_fault_count(void);
+//
+// test control (tests only; src/ggml-backend-test-control.c): one entry point for every test hook, as
+// SQLite's sqlite3_test_control. Ops are grouped in ranges of 100 per component; a component
+// registers the handler of its range (the core's own range is built in).
+//
+
+enum ggml_test_control_op {
+    // core (ggml-mem.c)
+    GGML_TEST_ALLOC_FAULT_SET = 1,      // (long n): the n-th host allocation from now fails; 0 disables
+    GGML_TEST_ALLOC_FAULT_COUNT,        // (long * out): allocation calls counted since the last FAULT_SET
+
+    // CPU backend
+    GGML_TEST_CPU_FIRST = 100,
+    GGML_TEST_CPU_THREADPOOL_CREATE_LIMIT = GGML_TEST_CPU_FIRST, // (int n): worker threads still allowed, -1 no limit
+    GGML_TEST_CPU_THREADPOOL_IS_PAUSED,     // (struct ggml_threadpool *, bool * out)
+    GGML_TEST_CPU_THREADPOOL_N_SLEEPING,    // (struct ggml_threadpool *, int * out)
+
+    // OpenCL backend
+    GGML_TEST_OPENCL_FIRST = 200,
+    GGML_TEST_OPENCL_SET_PROGRAM_SOURCE = GGML_TEST_OPENCL_FIRST, // (const char * program, const char * source or NULL)
+
+    GGML_TEST_COMPONENT_END = 300,
+};
+
+#define GGML_TEST_OPS_PER_COMPONENT 100
+
+// 0 on success; -1 (logged) for an unknown op, a component that is not built in, or bad arguments
+GGML_API int ggml_test_control(int op, ...);
+
+// A component's handler for ops [first, first + GGML_TEST_OPS_PER_COMPONENT): args holds the
+// op's arguments. Registering twice replaces; NULL unregisters.
+typedef int (*ggml_test_control_fn)(int op, va_list args);
+GGML_API void ggml_test_control_register(int first, ggml_test_control_fn fn);
 
 //
 // contexts and objects

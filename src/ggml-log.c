@@ -38,14 +38,17 @@ void ggml_log_get(ggml_log_callback * log_callback, void ** user_data) {
     pthread_mutex_unlock(&g_log_mutex);
 }
 
+void ggml_log_emit(enum ggml_log_level level, const char * text) {
+    ggml_log_callback cb;
+    void * ud;
+    ggml_log_get(&cb, &ud);
+    cb(level, text, ud);
+}
+
 static void ggml_log_internal_v(enum ggml_log_level level, const char * format, va_list args) {
     if (format == NULL) {
         return;
     }
-    ggml_log_callback cb;
-    void * ud;
-    ggml_log_get(&cb, &ud);
-
     // format on the stack; long messages are cut rather than allocated, so that logging works
     // when memory is exhausted
     char buffer[2048];
@@ -56,7 +59,11 @@ static void ggml_log_internal_v(enum ggml_log_level level, const char * format, 
     if ((size_t) len >= sizeof(buffer)) {
         memcpy(buffer + sizeof(buffer) - 5, "...\n", 5);
     }
-    cb(level, buffer, ud);
+    if (level == GGML_LOG_LEVEL_ERROR) {
+        // an error logged without a code: the last error keeps the code of its cause
+        ggml_error_record(GGML_ERROR_OK, buffer, true);
+    }
+    ggml_log_emit(level, buffer);
 }
 
 void ggml_log_internal(enum ggml_log_level level, const char * format, ...) {
@@ -167,5 +174,10 @@ FILE * ggml_fopen(const char * fname, const char * mode) {
         GGML_LOG_ERROR("%s: NULL file name or mode\n", __func__);
         return NULL;
     }
-    return fopen(fname, mode);
+    FILE * f = fopen(fname, mode);
+    if (f == NULL) {
+        // recorded, not logged: callers may probe for files
+        ggml_error_note(GGML_ERROR_IO, "%s: cannot open '%s' (mode %s)", __func__, fname, mode);
+    }
+    return f;
 }

@@ -1,8 +1,9 @@
 // Host memory for the whole library, with a fault-injection hook for the tests.
 //
-// Every host allocation goes through these functions. ggml_alloc_fault_set(n) makes the n-th
-// allocation from then on fail, so that tests can walk every allocation of a program and check
-// that each failure is reported and nothing leaks.
+// Every host allocation goes through these functions. A failure is recorded as the thread's
+// last error (out of memory) for the caller's report to keep. The test control op
+// GGML_TEST_ALLOC_FAULT_SET makes the n-th allocation from then on fail, so that tests can walk
+// every allocation of a program and check that each failure is reported and nothing leaks.
 
 #include "ggml-impl.h"
 
@@ -13,12 +14,12 @@
 static atomic_long g_alloc_count;
 static atomic_long g_alloc_fault_at;
 
-void ggml_alloc_fault_set(long n) {
+void ggml_mem_test_fault_set(long n) {
     atomic_store(&g_alloc_count, 0);
     atomic_store(&g_alloc_fault_at, n > 0 ? n : 0);
 }
 
-long ggml_alloc_fault_count(void) {
+long ggml_mem_test_fault_count(void) {
     return atomic_load(&g_alloc_count);
 }
 
@@ -29,28 +30,38 @@ static bool ggml_alloc_fault_hit(void) {
     return at > 0 && n == at;
 }
 
+// records the outcome for the error channel; returns ptr
+static void * ggml_alloc_result(void * ptr, size_t size, const char * func) {
+    if (ptr == NULL) {
+        ggml_error_note(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory (%zu bytes)", func, size);
+    } else {
+        ggml_error_alloc_succeeded();
+    }
+    return ptr;
+}
+
 void * ggml_malloc(size_t size) {
     if (ggml_alloc_fault_hit()) {
-        return NULL;
+        return ggml_alloc_result(NULL, size, __func__);
     }
-    return malloc(size == 0 ? 1 : size);
+    return ggml_alloc_result(malloc(size == 0 ? 1 : size), size, __func__);
 }
 
 void * ggml_calloc(size_t n, size_t size) {
     if (ggml_alloc_fault_hit()) {
-        return NULL;
+        return ggml_alloc_result(NULL, n*size, __func__);
     }
     if (n == 0 || size == 0) {
-        return calloc(1, 1);
+        return ggml_alloc_result(calloc(1, 1), 0, __func__);
     }
-    return calloc(n, size);
+    return ggml_alloc_result(calloc(n, size), n*size, __func__);
 }
 
 void * ggml_realloc(void * ptr, size_t size) {
     if (ggml_alloc_fault_hit()) {
-        return NULL;
+        return ggml_alloc_result(NULL, size, __func__);
     }
-    return realloc(ptr, size == 0 ? 1 : size);
+    return ggml_alloc_result(realloc(ptr, size == 0 ? 1 : size), size, __func__);
 }
 
 void * ggml_grow_array(void * arr, size_t * cap, size_t need, size_t elem_size, size_t min_cap) {
@@ -81,13 +92,13 @@ void * ggml_aligned_malloc(size_t size) {
         return NULL;
     }
     if (ggml_alloc_fault_hit()) {
-        return NULL;
+        return ggml_alloc_result(NULL, size, __func__);
     }
     void * ptr = NULL;
     if (posix_memalign(&ptr, GGML_MEM_ALIGN_HOST, size) != 0) {
-        return NULL;
+        ptr = NULL;
     }
-    return ptr;
+    return ggml_alloc_result(ptr, size, __func__);
 }
 
 void ggml_aligned_free(void * ptr, size_t size) {

@@ -30,9 +30,7 @@ extern "C" {
 // Same as GGML_OPS_CHECK, naming the function `func`.
 #define GGML_OPS_CHECK_F(func, cond, ...) do {                              \
         if (!(cond)) {                                                      \
-            GGML_LOG_ERROR("%s: ", (func));                                 \
-            GGML_LOG_CONT(__VA_ARGS__);                                     \
-            GGML_LOG_CONT("\n");                                            \
+            ggml_error_report_func(GGML_ERROR_OK, (func), __VA_ARGS__);     \
             return NULL;                                                    \
         }                                                                   \
     } while (0)

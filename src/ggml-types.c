@@ -2,6 +2,7 @@
 // fp16 / bf16 conversions and row-data validation.
 
 #include "ggml-impl.h"
+#include "ggml-quants.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -272,20 +273,79 @@ static void bf16_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT 
     ggml_fp32_to_bf16_row_ref(x, (ggml_bf16_t *) y, k);
 }
 
+// Quantized rows: the element count must be a whole number of blocks.
+static bool quant_row_args_ok(const char * func, const void * x, const void * y, int64_t k, int64_t blck) {
+    if (!row_args_ok(func, x, y, k)) {
+        return false;
+    }
+    if (k % blck != 0) {
+        GGML_LOG_ERROR("%s: %lld elements is not a multiple of the block size %lld\n", func, (long long) k,
+                       (long long) blck);
+        return false;
+    }
+    return true;
+}
+
+#define QUANT_TO_FLOAT(t, blck)                                                                    \
+    static void t##_to_float(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k) { \
+        if (quant_row_args_ok(__func__, x, y, k, blck)) {                                          \
+            dequantize_row_##t(x, y, k);                                                           \
+        }                                                                                          \
+    }
+#define QUANT_FROM_FLOAT(t, blck)                                                                    \
+    static void t##_from_float(const float * GGML_RESTRICT x, void * GGML_RESTRICT y, int64_t k) { \
+        if (quant_row_args_ok(__func__, x, y, k, blck)) {                                            \
+            quantize_row_##t##_ref(x, y, k);                                                         \
+        }                                                                                            \
+    }
+#define QUANT_BOTH(t, blck) QUANT_TO_FLOAT(t, blck) QUANT_FROM_FLOAT(t, blck)
+
+QUANT_BOTH(q4_0, 32)
+QUANT_BOTH(q4_1, 32)
+QUANT_BOTH(q5_0, 32)
+QUANT_BOTH(q5_1, 32)
+QUANT_BOTH(q8_0, 32)
+QUANT_BOTH(q8_1, 32)
+QUANT_BOTH(q2_K, QK_K)
+QUANT_BOTH(q3_K, QK_K)
+QUANT_BOTH(q4_K, QK_K)
+QUANT_BOTH(q5_K, QK_K)
+QUANT_BOTH(q6_K, QK_K)
+QUANT_BOTH(q8_K, QK_K)
+QUANT_TO_FLOAT(iq2_xxs, QK_K)
+QUANT_TO_FLOAT(iq2_xs, QK_K)
+QUANT_TO_FLOAT(iq2_s, QK_K)
+QUANT_TO_FLOAT(iq3_xxs, QK_K)
+QUANT_TO_FLOAT(iq3_s, QK_K)
+QUANT_TO_FLOAT(iq1_s, QK_K)
+QUANT_TO_FLOAT(iq1_m, QK_K)
+QUANT_BOTH(iq4_nl, 32)
+QUANT_BOTH(iq4_xs, QK_K)
+QUANT_BOTH(tq1_0, QK_K)
+QUANT_BOTH(tq2_0, QK_K)
+QUANT_BOTH(mxfp4, 32)
+QUANT_TO_FLOAT(nvfp4, 64)
+QUANT_BOTH(q1_0, 128)
+QUANT_BOTH(q2_0, 64)
+
 //
 // type traits
 //
 // Block sizes and block byte sizes are the ggml family's (ggml-common.h block structs), so that
-// tensors and files interoperate. Quantized types have no to_float / from_float_ref yet. The
-// integer types and F64 have none either: there is no lossless float conversion to offer for
+// tensors and files interoperate. Quantized types convert through ggml-quants*.c (to_float for
+// every type, from_float_ref where a quantizer exists). The integer types and F64 have none either: there is no lossless float conversion to offer for
 // I64/F64, and the ops that need integer conversions do them themselves. Removed ids (4, 5,
 // 31..33, 36..38) are left zeroed: blck_size 0 marks an id that is not a type.
 //
 
-#define QK_K 256
-
 #define TRAITS_QUANT(name_, blck_, size_) \
     { .type_name = (name_), .blck_size = (blck_), .type_size = (size_), .is_quantized = true }
+#define TRAITS_QUANT_TO(name_, blck_, size_, t_) \
+    { .type_name = (name_), .blck_size = (blck_), .type_size = (size_), .is_quantized = true, \
+      .to_float = t_##_to_float }
+#define TRAITS_QUANT_BOTH(name_, blck_, size_, t_) \
+    { .type_name = (name_), .blck_size = (blck_), .type_size = (size_), .is_quantized = true, \
+      .to_float = t_##_to_float, .from_float_ref = t_##_from_float }
 
 static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
     [GGML_TYPE_F32] = {
@@ -305,32 +365,32 @@ static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
         .from_float_ref = f16_from_float,
     },
     //                                     name       elems  bytes per block
-    [GGML_TYPE_Q4_0]    = TRAITS_QUANT("q4_0",    32,    2 + 16),
-    [GGML_TYPE_Q4_1]    = TRAITS_QUANT("q4_1",    32,    2 + 2 + 16),
-    [GGML_TYPE_Q5_0]    = TRAITS_QUANT("q5_0",    32,    2 + 4 + 16),
-    [GGML_TYPE_Q5_1]    = TRAITS_QUANT("q5_1",    32,    2 + 2 + 4 + 16),
-    [GGML_TYPE_Q8_0]    = TRAITS_QUANT("q8_0",    32,    2 + 32),
-    [GGML_TYPE_Q8_1]    = TRAITS_QUANT("q8_1",    32,    2 + 2 + 32),
-    [GGML_TYPE_Q2_K]    = TRAITS_QUANT("q2_K",    QK_K,  QK_K/16 + QK_K/4 + 2 + 2),
-    [GGML_TYPE_Q3_K]    = TRAITS_QUANT("q3_K",    QK_K,  QK_K/8 + QK_K/4 + 12 + 2),
-    [GGML_TYPE_Q4_K]    = TRAITS_QUANT("q4_K",    QK_K,  2 + 2 + 12 + QK_K/2),
-    [GGML_TYPE_Q5_K]    = TRAITS_QUANT("q5_K",    QK_K,  2 + 2 + 12 + QK_K/8 + QK_K/2),
-    [GGML_TYPE_Q6_K]    = TRAITS_QUANT("q6_K",    QK_K,  QK_K/2 + QK_K/4 + QK_K/16 + 2),
-    [GGML_TYPE_Q8_K]    = TRAITS_QUANT("q8_K",    QK_K,  4 + QK_K + 2*(QK_K/16)),
-    [GGML_TYPE_IQ2_XXS] = TRAITS_QUANT("iq2_xxs", QK_K,  2 + 2*(QK_K/8)),
-    [GGML_TYPE_IQ2_XS]  = TRAITS_QUANT("iq2_xs",  QK_K,  2 + 2*(QK_K/8) + QK_K/32),
-    [GGML_TYPE_IQ3_XXS] = TRAITS_QUANT("iq3_xxs", QK_K,  2 + 3*(QK_K/8)),
-    [GGML_TYPE_IQ1_S]   = TRAITS_QUANT("iq1_s",   QK_K,  2 + QK_K/8 + QK_K/16),
-    [GGML_TYPE_IQ4_NL]  = TRAITS_QUANT("iq4_nl",  32,    2 + 16),
-    [GGML_TYPE_IQ3_S]   = TRAITS_QUANT("iq3_s",   QK_K,  2 + 13*(QK_K/32) + QK_K/64),
-    [GGML_TYPE_IQ2_S]   = TRAITS_QUANT("iq2_s",   QK_K,  2 + QK_K/4 + QK_K/16),
-    [GGML_TYPE_IQ4_XS]  = TRAITS_QUANT("iq4_xs",  QK_K,  2 + 2 + QK_K/64 + QK_K/2),
+    [GGML_TYPE_Q4_0]    = TRAITS_QUANT_BOTH("q4_0",    32,    2 + 16, q4_0),
+    [GGML_TYPE_Q4_1]    = TRAITS_QUANT_BOTH("q4_1",    32,    2 + 2 + 16, q4_1),
+    [GGML_TYPE_Q5_0]    = TRAITS_QUANT_BOTH("q5_0",    32,    2 + 4 + 16, q5_0),
+    [GGML_TYPE_Q5_1]    = TRAITS_QUANT_BOTH("q5_1",    32,    2 + 2 + 4 + 16, q5_1),
+    [GGML_TYPE_Q8_0]    = TRAITS_QUANT_BOTH("q8_0",    32,    2 + 32, q8_0),
+    [GGML_TYPE_Q8_1]    = TRAITS_QUANT_BOTH("q8_1",    32,    2 + 2 + 32, q8_1),
+    [GGML_TYPE_Q2_K]    = TRAITS_QUANT_BOTH("q2_K",    QK_K,  QK_K/16 + QK_K/4 + 2 + 2, q2_K),
+    [GGML_TYPE_Q3_K]    = TRAITS_QUANT_BOTH("q3_K",    QK_K,  QK_K/8 + QK_K/4 + 12 + 2, q3_K),
+    [GGML_TYPE_Q4_K]    = TRAITS_QUANT_BOTH("q4_K",    QK_K,  2 + 2 + 12 + QK_K/2, q4_K),
+    [GGML_TYPE_Q5_K]    = TRAITS_QUANT_BOTH("q5_K",    QK_K,  2 + 2 + 12 + QK_K/8 + QK_K/2, q5_K),
+    [GGML_TYPE_Q6_K]    = TRAITS_QUANT_BOTH("q6_K",    QK_K,  QK_K/2 + QK_K/4 + QK_K/16 + 2, q6_K),
+    [GGML_TYPE_Q8_K]    = TRAITS_QUANT_BOTH("q8_K",    QK_K,  4 + QK_K + 2*(QK_K/16), q8_K),
+    [GGML_TYPE_IQ2_XXS] = TRAITS_QUANT_TO("iq2_xxs", QK_K,  2 + 2*(QK_K/8), iq2_xxs),
+    [GGML_TYPE_IQ2_XS]  = TRAITS_QUANT_TO("iq2_xs",  QK_K,  2 + 2*(QK_K/8) + QK_K/32, iq2_xs),
+    [GGML_TYPE_IQ3_XXS] = TRAITS_QUANT_TO("iq3_xxs", QK_K,  2 + 3*(QK_K/8), iq3_xxs),
+    [GGML_TYPE_IQ1_S]   = TRAITS_QUANT_TO("iq1_s",   QK_K,  2 + QK_K/8 + QK_K/16, iq1_s),
+    [GGML_TYPE_IQ4_NL]  = TRAITS_QUANT_BOTH("iq4_nl",  32,    2 + 16, iq4_nl),
+    [GGML_TYPE_IQ3_S]   = TRAITS_QUANT_TO("iq3_s",   QK_K,  2 + 13*(QK_K/32) + QK_K/64, iq3_s),
+    [GGML_TYPE_IQ2_S]   = TRAITS_QUANT_TO("iq2_s",   QK_K,  2 + QK_K/4 + QK_K/16, iq2_s),
+    [GGML_TYPE_IQ4_XS]  = TRAITS_QUANT_BOTH("iq4_xs",  QK_K,  2 + 2 + QK_K/64 + QK_K/2, iq4_xs),
     [GGML_TYPE_I8]  = { .type_name = "i8",  .blck_size = 1, .type_size = sizeof(int8_t)  },
     [GGML_TYPE_I16] = { .type_name = "i16", .blck_size = 1, .type_size = sizeof(int16_t) },
     [GGML_TYPE_I32] = { .type_name = "i32", .blck_size = 1, .type_size = sizeof(int32_t) },
     [GGML_TYPE_I64] = { .type_name = "i64", .blck_size = 1, .type_size = sizeof(int64_t) },
     [GGML_TYPE_F64] = { .type_name = "f64", .blck_size = 1, .type_size = sizeof(double)  },
-    [GGML_TYPE_IQ1_M]   = TRAITS_QUANT("iq1_m",   QK_K,  QK_K/8 + QK_K/16 + QK_K/32),
+    [GGML_TYPE_IQ1_M]   = TRAITS_QUANT_TO("iq1_m",   QK_K,  QK_K/8 + QK_K/16 + QK_K/32, iq1_m),
     [GGML_TYPE_BF16] = {
         .type_name      = "bf16",
         .blck_size      = 1,
@@ -339,12 +399,14 @@ static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
         .to_float       = bf16_to_float,
         .from_float_ref = bf16_from_float,
     },
-    [GGML_TYPE_TQ1_0]   = TRAITS_QUANT("tq1_0",   QK_K,  (QK_K - 4*(QK_K/64))/5 + QK_K/64 + 2),
-    [GGML_TYPE_TQ2_0]   = TRAITS_QUANT("tq2_0",   QK_K,  QK_K/4 + 2),
-    [GGML_TYPE_MXFP4]   = TRAITS_QUANT("mxfp4",   32,    1 + 16),
-    [GGML_TYPE_NVFP4]   = TRAITS_QUANT("nvfp4",   64,    64/16 + 64/2),
-    [GGML_TYPE_Q1_0]    = TRAITS_QUANT("q1_0",    128,   2 + 128/8),
-    [GGML_TYPE_Q2_0]    = TRAITS_QUANT("q2_0",    64,    2 + 64/4),
+    [GGML_TYPE_TQ1_0]   = TRAITS_QUANT_BOTH("tq1_0",   QK_K,  (QK_K - 4*(QK_K/64))/5 + QK_K/64 + 2, tq1_0),
+    [GGML_TYPE_TQ2_0]   = TRAITS_QUANT_BOTH("tq2_0",   QK_K,  QK_K/4 + 2, tq2_0),
+    [GGML_TYPE_MXFP4]   = TRAITS_QUANT_BOTH("mxfp4",   32,    1 + 16, mxfp4),
+    [GGML_TYPE_NVFP4]   = TRAITS_QUANT_TO("nvfp4",   64,    64/16 + 64/2, nvfp4),
+    [GGML_TYPE_Q1_0]    = TRAITS_QUANT_BOTH("q1_0",    128,   2 + 128/8, q1_0),
+
+    [GGML_TYPE_Q2_0]    = TRAITS_QUANT_BOTH("q2_0",    64,    2 + 64/4, q2_0),
+
     // removed ids keep an entry of zeros with the family's names, so that programs looping over
     // every id (skipping block size 0) see what they see with the family's library
     [4]  = { .type_name = "DEPRECATED" },
@@ -500,7 +562,10 @@ bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbyte
         case GGML_TYPE_F32:  bad = find_nonfinite_u32(p, n);          break;
         case GGML_TYPE_F64:  bad = find_nonfinite_u64(p, n);          break;
         default:
-            // integer types: any bit pattern is a value; quantized types: size check only for now
+            // integer types: any bit pattern is a value; quantized types: every block scale finite
+            if (tt->is_quantized) {
+                return ggml_validate_quant_row_data(type, data, n);
+            }
             break;
     }
     if (bad < n) {

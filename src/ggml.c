@@ -18,7 +18,7 @@ struct ggml_context * ggml_init(struct ggml_init_params params) {
 
     struct ggml_context * ctx = ggml_malloc(sizeof(struct ggml_context));
     if (ctx == NULL) {
-        GGML_LOG_ERROR("%s: failed to allocate the context\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate the context\n", __func__);
         return NULL;
     }
 
@@ -26,7 +26,7 @@ struct ggml_context * ggml_init(struct ggml_init_params params) {
     if (buffer == NULL) {
         buffer = ggml_aligned_malloc(GGML_PAD(mem_size, GGML_MEM_ALIGN));
         if (buffer == NULL) {
-            GGML_LOG_ERROR("%s: failed to allocate %zu bytes for the context's memory pool\n", __func__, mem_size);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: failed to allocate %zu bytes for the context's memory pool\n", __func__, mem_size);
             ggml_free_mem(ctx);
             return NULL;
         }
@@ -113,7 +113,7 @@ struct ggml_object * ggml_new_object(struct ggml_context * ctx, enum ggml_object
     const size_t size_needed = GGML_PAD(size, GGML_MEM_ALIGN);
 
     if (cur_end + size_needed + GGML_OBJECT_SIZE > ctx->mem_size) {
-        GGML_LOG_ERROR("%s: not enough space in the context's memory pool (needed %zu, available %zu)\n",
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: not enough space in the context's memory pool (needed %zu, available %zu)\n",
                 __func__, cur_end + size_needed + GGML_OBJECT_SIZE, ctx->mem_size);
         return NULL;
     }

@@ -939,7 +939,7 @@ static void test_fault_injection(void) {
     int n_ok   = 0;
     for (long k = 1; k < 200; k++) {
         test_log_capture_begin();
-        ggml_alloc_fault_set(k);
+        test_alloc_fault_set(k);
         ggml_gallocr_t galloc = ggml_gallocr_new(buft);
         bool ok = galloc != NULL && ggml_gallocr_alloc_graph(galloc, gf) && ggml_gallocr_alloc_graph(galloc, gf);
         ggml_gallocr_free(galloc);
@@ -948,8 +948,8 @@ static void test_fault_injection(void) {
         ok = ok && wbuf != NULL;
         ggml_backend_buffer_free(wbuf);
         ctx_forget_memory(wctx);
-        const long used = ggml_alloc_fault_count();
-        ggml_alloc_fault_set(0);
+        const long used = test_alloc_fault_count();
+        test_alloc_fault_set(0);
         test_log_capture_end();
         if (ok) {
             n_ok++;

@@ -214,18 +214,18 @@ static void test_absurd_sizes(void) {
 static void test_alloc_failures(void) {
     // the CPU buffer needs two allocations (memory, object): fail each, leak nothing (LSan checks)
     for (long n = 1; n <= 2; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         ggml_backend_buffer_t buf = (ggml_backend_buffer_t) 1;
         EXPECT_ERROR(buf = ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 256));
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK_MSG(buf == NULL, "allocation %ld failed but a buffer was returned", n);
     }
     // the TEST buffer: object, storage, wrapper
     for (long n = 1; n <= 3; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         ggml_backend_buffer_t buf = (ggml_backend_buffer_t) 1;
         EXPECT_ERROR(buf = ggml_backend_buft_alloc_buffer(test_backend_buffer_type(0), 256));
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK_MSG(buf == NULL, "allocation %ld failed but a buffer was returned", n);
     }
     TEST_CHECK(stats().buffers_alive == 0);
@@ -669,9 +669,9 @@ static void test_copies(void) {
         ggml_backend_tensor_set(x, vx, 0, sizeof(vx));
         ggml_backend_tensor_set(y, vy, 0, sizeof(vy));
         test_backend_set_cpy_tensor(false);
-        ggml_alloc_fault_set(1);
+        test_alloc_fault_set(1);
         EXPECT_ERROR(ggml_backend_tensor_copy(x, y));
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         test_backend_set_cpy_tensor(true);
         float got[8];
         ggml_backend_tensor_get(y, got, 0, sizeof(got));
@@ -775,10 +775,10 @@ static void test_multi_buffer(void) {
         ggml_backend_buft_alloc_buffer(ggml_backend_cpu_buffer_type(), 64),
     };
     for (long n = 1; n <= 3; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         ggml_backend_buffer_t m = (ggml_backend_buffer_t) 1;
         EXPECT_ERROR(m = ggml_backend_multi_buffer_alloc_buffer(p2, 2));
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK_MSG(m == NULL, "allocation %ld failed but a multi-buffer was returned", n);
     }
     ggml_backend_buffer_t bad[2] = { p2[0], NULL };

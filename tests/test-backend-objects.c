@@ -636,9 +636,9 @@ static void test_events(void) {
 
     // out of memory creating an event
     for (long n = 1; n <= 2; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         e2 = ggml_backend_event_new(test_backend_dev(0));
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK(e2 == NULL);
     }
 
@@ -697,11 +697,11 @@ static void test_graph_copy(void) {
     // every host allocation of the copy fails in turn
     int n_fail = 0;
     for (long n = 1; n < 64; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         test_log_capture_begin();
         cp = ggml_backend_graph_copy(be1, tg.graph);
         test_log_capture_end();
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         if (cp.graph == NULL) {
             n_fail++;
             TEST_CHECK(cp.buffer == NULL && cp.ctx_allocated == NULL && cp.ctx_unallocated == NULL);

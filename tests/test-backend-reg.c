@@ -489,9 +489,9 @@ static void test_out_of_memory(void) {
     ggml_log_set(quiet_log, NULL);
     int n_failed_loads = 0;
     for (long n = 1; n <= 4; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         ggml_backend_reg_t reg = ggml_backend_load(path);
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         if (reg == NULL) {
             n_failed_loads++;
             TEST_CHECK(ggml_backend_reg_count() == n_reg);
@@ -502,10 +502,10 @@ static void test_out_of_memory(void) {
     }
     int n_full_scans = 0;
     for (long n = 1; n <= 64; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         ggml_backend_load_all_from_path(g_dir);
-        const bool fired = ggml_alloc_fault_count() >= n;
-        ggml_alloc_fault_set(0);
+        const bool fired = test_alloc_fault_count() >= n;
+        test_alloc_fault_set(0);
         ggml_backend_reg_t reg = loaded_testmod();
         if (reg != NULL) {
             ggml_backend_unload(reg);

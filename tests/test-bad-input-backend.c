@@ -29,9 +29,16 @@ const char * __asan_default_options(void) {
 static int g_cases;
 static int g_errs;
 
-#define RUN(stmt) do { test_log_capture_begin(); stmt; g_errs = test_log_error_count(); test_log_capture_end(); g_cases++; } while (0)
-#define BAD(stmt, cond) do { RUN(stmt); TEST_CHECK_MSG((cond) && g_errs > 0, \
-        "line %d: %s: expected (%s) and a logged error; got %s, %d errors", __LINE__, #stmt, #cond, (cond) ? "true" : "false", g_errs); } while (0)
+static enum ggml_error_code g_code;
+
+#define RUN(stmt) do { test_log_capture_begin(); ggml_clear_last_error(); stmt; g_errs = test_log_error_count(); \
+        g_code = ggml_last_error(); test_log_capture_end(); g_cases++; } while (0)
+#define BAD(stmt, cond) BAD_CODE(GGML_ERROR_INVALID_ARGUMENT, stmt, cond)
+// same, and the last error must carry `code`
+#define BAD_CODE(code, stmt, cond) do { RUN(stmt); TEST_CHECK_MSG((cond) && g_errs > 0, \
+        "line %d: %s: expected (%s) and a logged error; got %s, %d errors", __LINE__, #stmt, #cond, (cond) ? "true" : "false", g_errs); \
+        TEST_CHECK_MSG(g_code == (code), "line %d: %s: last error %s, expected %s", __LINE__, #stmt, \
+        ggml_error_code_name(g_code), ggml_error_code_name(code)); } while (0)
 #define QUIET(stmt, cond) do { RUN(stmt); TEST_CHECK_MSG((cond), "line %d: %s: expected (%s)", __LINE__, #stmt, #cond); } while (0)
 
 // BAD in a forked child, for cases that have crashed the library: a crash then fails this case
@@ -80,10 +87,10 @@ static void test_buffers(void) {
 
     const size_t absurd[] = { SIZE_MAX, SIZE_MAX - 63, SIZE_MAX / 2 + 1, (size_t) 1 << 52 };
     for (size_t i = 0; i < sizeof(absurd) / sizeof(absurd[0]); i++) {
-        BAD(b = ggml_backend_buft_alloc_buffer(cpu_bt, absurd[i]), b == NULL);
-        BAD(b = ggml_backend_buft_alloc_buffer(tb_bt, absurd[i]), b == NULL);
-        BAD(b = ggml_backend_alloc_buffer(g_cpu, absurd[i]), b == NULL);
-        BAD(b = ggml_backend_alloc_buffer(g_tb, absurd[i]), b == NULL);
+        BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_backend_buft_alloc_buffer(cpu_bt, absurd[i]), b == NULL);
+        BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_backend_buft_alloc_buffer(tb_bt, absurd[i]), b == NULL);
+        BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_backend_alloc_buffer(g_cpu, absurd[i]), b == NULL);
+        BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_backend_alloc_buffer(g_tb, absurd[i]), b == NULL);
     }
     BAD(b = ggml_backend_alloc_buffer(NULL, 64), b == NULL);
     BAD(b = ggml_backend_buft_alloc_buffer(NULL, 64), b == NULL);
@@ -295,7 +302,7 @@ static void test_allocators(void) {
     struct ggml_tensor * hc = ggml_scale(ctx, huge, 2.0f);
     struct ggml_cgraph * hg = ggml_new_graph_custom(ctx, 8, false);
     ggml_build_forward_expand(hg, hc);
-    BAD(ok = ggml_gallocr_alloc_graph(ga, hg), !ok);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, ok = ggml_gallocr_alloc_graph(ga, hg), !ok);
     QUIET(ok = ggml_gallocr_alloc_graph(ga, gf), ok); // and it recovers
     ggml_gallocr_free(ga);
 
@@ -306,7 +313,7 @@ static void test_allocators(void) {
     BAD(b = ggml_backend_alloc_ctx_tensors_from_buft(ctx, NULL), b == NULL);
     BAD(b = ggml_backend_alloc_ctx_tensors_from_buft(NULL, ggml_backend_cpu_buffer_type()), b == NULL);
     BAD(sz = ggml_backend_alloc_ctx_tensors_from_buft_size(NULL, ggml_backend_cpu_buffer_type()), sz == 0);
-    BAD(b = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type()), b == NULL); // holds 4 TiB
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type()), b == NULL); // holds 4 TiB
     struct ggml_context * actx = ctx_new(1 << 16, false); // tensors with data: nothing to allocate
     ggml_new_tensor_1d(actx, GGML_TYPE_F32, 4);
     QUIET(b = ggml_backend_alloc_ctx_tensors_from_buft(actx, ggml_backend_cpu_buffer_type()), b == NULL);
@@ -346,7 +353,7 @@ static void test_backends(void) {
     ggml_backend_graph_plan_t plan = (ggml_backend_graph_plan_t) 1;
     BAD(plan = ggml_backend_graph_plan_create(NULL, gf), plan == NULL);
     BAD(plan = ggml_backend_graph_plan_create(g_cpu, NULL), plan == NULL);
-    BAD(plan = ggml_backend_graph_plan_create(g_tb, gf), plan == NULL);  // the TEST backend has no plans
+    BAD_CODE(GGML_ERROR_UNSUPPORTED, plan = ggml_backend_graph_plan_create(g_tb, gf), plan == NULL);  // the TEST backend has no plans
     BAD(st = ggml_backend_graph_plan_compute(g_cpu, NULL), st == GGML_STATUS_FAILED);
     BAD(st = ggml_backend_graph_plan_compute(NULL, NULL), st == GGML_STATUS_FAILED);
     BAD(ggml_backend_graph_plan_free(NULL, NULL), true);

@@ -28,10 +28,17 @@ const char * __asan_default_options(void) {
 static int g_cases;
 static int g_errs;
 
-#define RUN(stmt) do { test_log_capture_begin(); stmt; g_errs = test_log_error_count(); test_log_capture_end(); g_cases++; } while (0)
+static enum ggml_error_code g_code;
+
+#define RUN(stmt) do { test_log_capture_begin(); ggml_clear_last_error(); stmt; g_errs = test_log_error_count(); \
+        g_code = ggml_last_error(); test_log_capture_end(); g_cases++; } while (0)
 // stmt must leave cond true and log an error
-#define BAD(stmt, cond) do { RUN(stmt); TEST_CHECK_MSG((cond) && g_errs > 0, \
-        "line %d: %s: expected (%s) and a logged error; got %s, %d errors", __LINE__, #stmt, #cond, (cond) ? "true" : "false", g_errs); } while (0)
+#define BAD(stmt, cond) BAD_CODE(GGML_ERROR_INVALID_ARGUMENT, stmt, cond)
+// same, and the last error must carry `code`
+#define BAD_CODE(code, stmt, cond) do { RUN(stmt); TEST_CHECK_MSG((cond) && g_errs > 0, \
+        "line %d: %s: expected (%s) and a logged error; got %s, %d errors", __LINE__, #stmt, #cond, (cond) ? "true" : "false", g_errs); \
+        TEST_CHECK_MSG(g_code == (code), "line %d: %s: last error %s, expected %s", __LINE__, #stmt, \
+        ggml_error_code_name(g_code), ggml_error_code_name(code)); } while (0)
 // stmt must leave cond true; the documented answer needs no log
 #define QUIET(stmt, cond) do { RUN(stmt); TEST_CHECK_MSG((cond), "line %d: %s: expected (%s)", __LINE__, #stmt, #cond); } while (0)
 
@@ -53,9 +60,9 @@ static void test_contexts(void) {
     p = (struct ggml_init_params) { SIZE_MAX / 2 + 1, NULL, false };
     BAD(c = ggml_init(p), c == NULL);
     p = (struct ggml_init_params) { (size_t) 1 << 46, NULL, false }; // 64 TiB: the allocation fails
-    BAD(c = ggml_init(p), c == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, c = ggml_init(p), c == NULL);
     p = (struct ggml_init_params) { (size_t) 1 << 46, NULL, true };  // no_alloc still allocates the arena
-    BAD(c = ggml_init(p), c == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, c = ggml_init(p), c == NULL);
     static _Alignas(64) char arena[4096];
     p = (struct ggml_init_params) { sizeof(arena) - 1, arena + 1, false }; // misaligned user memory
     BAD(c = ggml_init(p), c == NULL);
@@ -64,11 +71,11 @@ static void test_contexts(void) {
     p = (struct ggml_init_params) { 0, NULL, false };
     QUIET(c = ggml_init(p), c != NULL);
     struct ggml_tensor * t = NULL;
-    BAD(t = ggml_new_tensor_1d(c, GGML_TYPE_F32, 1), t == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, t = ggml_new_tensor_1d(c, GGML_TYPE_F32, 1), t == NULL);
     struct ggml_cgraph * g = NULL;
-    BAD(g = ggml_new_graph(c), g == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, g = ggml_new_graph(c), g == NULL);
     void * b = NULL;
-    BAD(b = ggml_new_buffer(c, 1), b == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_new_buffer(c, 1), b == NULL);
     ggml_free(c);
 
     // NULL contexts: frees, resets and queries are silent
@@ -93,7 +100,7 @@ static void test_contexts(void) {
     BAD(b = ggml_new_buffer(NULL, 16), b == NULL);
     BAD(b = ggml_new_buffer(c, SIZE_MAX), b == NULL);
     BAD(b = ggml_new_buffer(c, SIZE_MAX - 15), b == NULL);
-    BAD(b = ggml_new_buffer(c, 4097), b == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_new_buffer(c, 4097), b == NULL);
     QUIET(b = ggml_new_buffer(c, 0), b != NULL);
     QUIET(sz = ggml_used_mem(c), sz > 0 && sz <= 4096);
     ggml_free(c);
@@ -134,8 +141,8 @@ static void test_new_tensor(void) {
     BAD(t = ggml_new_tensor_1d(ctx, GGML_TYPE_Q4_0, 33), t == NULL);
     BAD(t = ggml_new_tensor_1d(ctx, GGML_TYPE_Q4_K, 255), t == NULL);
     BAD(t = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, 31, 2), t == NULL);
-    BAD(t = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1 << 16), t == NULL);         // larger than the context
-    BAD(t = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, (int64_t) 1 << 40), t == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, t = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 1 << 16), t == NULL);         // larger than the context
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, t = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, (int64_t) 1 << 40), t == NULL);
     // empty tensors are valid
     QUIET(t = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 0, 5), t != NULL && ggml_nbytes(t) == 0 && ggml_is_empty(t));
     QUIET(t = ggml_new_tensor_1d(ctx, GGML_TYPE_Q4_0, 0), t != NULL && ggml_nelements(t) == 0);
@@ -418,12 +425,12 @@ static void test_graphs(void) {
     size_t sz = 0;
 
     BAD(g = ggml_new_graph(NULL), g == NULL);
-    BAD(g = ggml_new_graph(tiny), g == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, g = ggml_new_graph(tiny), g == NULL);
     BAD(g = ggml_new_graph_custom(NULL, 16, false), g == NULL);
     BAD(g = ggml_new_graph_custom(ctx, SIZE_MAX, true), g == NULL);
     BAD(g = ggml_new_graph_custom(ctx, (size_t) INT_MAX + 1, false), g == NULL);   // sizes are ints
     BAD(g = ggml_new_graph_custom(ctx, (size_t) 1 << 40, false), g == NULL);
-    BAD(g = ggml_new_graph_custom(ctx, 1 << 20, false), g == NULL);                // does not fit the context
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, g = ggml_new_graph_custom(ctx, 1 << 20, false), g == NULL);                // does not fit the context
     QUIET(sz = ggml_graph_overhead_custom(SIZE_MAX, true), sz == 0 || sz == SIZE_MAX || sz > ((size_t) 1 << 40)); // no wrap-around
     QUIET(sz = ggml_graph_overhead_custom((size_t) 1 << 40, false), sz == 0 || sz > ((size_t) 1 << 40));
 
@@ -473,7 +480,7 @@ static void test_graphs(void) {
     // copies
     BAD(g = ggml_graph_dup(NULL, gf, false), g == NULL);
     BAD(g = ggml_graph_dup(ctx, NULL, false), g == NULL);
-    BAD(g = ggml_graph_dup(tiny, gf, false), g == NULL);
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, g = ggml_graph_dup(tiny, gf, false), g == NULL);
     struct ggml_cgraph * big = ggml_new_graph_custom(ctx, 64, false);
     for (int i = 0; i < 10; i++) {
         ggml_build_forward_expand(big, ggml_scale(ctx, a, (float) i));
@@ -488,7 +495,7 @@ static void test_graphs(void) {
     QUIET(ggml_graph_print(NULL), true);
     BAD(ggml_graph_dump_dot(NULL, NULL, "/tmp/ggml-bad-input.dot"), true);
     BAD(ggml_graph_dump_dot(gf, NULL, NULL), true);
-    BAD(ggml_graph_dump_dot(gf, NULL, "/nonexistent-dir-ggml/x.dot"), true);
+    BAD_CODE(GGML_ERROR_IO, ggml_graph_dump_dot(gf, NULL, "/nonexistent-dir-ggml/x.dot"), true);
 
     // computing what cannot be computed
     BAD(st = ggml_graph_compute_with_ctx(NULL, gf, 1), st == GGML_STATUS_FAILED);

@@ -287,17 +287,17 @@ static void test_misc(void) {
 static void test_alloc_faults(void) {
     test_log_capture_begin();
     for (long n = 1; n <= 2; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         struct ggml_context * ctx = new_ctx(4096, false);
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK_MSG(ctx == NULL, "ggml_init with allocation %ld failing", n);
         ggml_free(ctx);
     }
     TEST_CHECK(test_log_error_count() == 2);
     test_log_capture_end();
-    ggml_alloc_fault_set(0);
+    test_alloc_fault_set(0);
     struct ggml_context * ctx = new_ctx(4096, false);
-    TEST_CHECK(ctx != NULL && ggml_alloc_fault_count() == 2);
+    TEST_CHECK(ctx != NULL && test_alloc_fault_count() == 2);
     ggml_free(ctx);
 }
 

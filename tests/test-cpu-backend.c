@@ -468,15 +468,15 @@ static void test_compute_with_ctx(void) {
 static void test_out_of_memory(void) {
     test_log_capture_begin();
     for (int k = 1; k <= 3; k++) {
-        ggml_alloc_fault_set(k);
+        test_alloc_fault_set(k);
         ggml_backend_t b = ggml_backend_cpu_init();
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK(k > 2 || b == NULL);
         ggml_backend_free(b);
         struct ggml_threadpool_params p = ggml_threadpool_params_default(3);
-        ggml_alloc_fault_set(k);
+        test_alloc_fault_set(k);
         struct ggml_threadpool * tp = ggml_threadpool_new(&p);
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK(k > 2 || tp == NULL);
         ggml_threadpool_free(tp);
     }
@@ -492,9 +492,9 @@ static void test_out_of_memory(void) {
     struct ggml_cplan plan = ggml_graph_plan(g, 1, NULL);
     if (plan.work_size > 0) {
         test_log_capture_begin();
-        ggml_alloc_fault_set(1);
+        test_alloc_fault_set(1);
         const enum ggml_status st = ggml_backend_graph_compute(b, g);
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         test_log_capture_end();
         TEST_CHECK_MSG(st == GGML_STATUS_ALLOC_FAILED, "status %d", (int) st);
     }

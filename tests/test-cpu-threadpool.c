@@ -159,10 +159,10 @@ static void test_params(void) {
 static void test_create_failure(void) {
     // only 2 worker threads can be created: a pool of 5 gets 3 threads and still works
     test_log_capture_begin();
-    ggml_cpu_threadpool_set_create_limit(2);
+    test_cpu_threadpool_set_create_limit(2);
     struct ggml_threadpool_params p = ggml_threadpool_params_default(5);
     struct ggml_threadpool * tp = ggml_threadpool_new(&p);
-    ggml_cpu_threadpool_set_create_limit(-1);
+    test_cpu_threadpool_set_create_limit(-1);
     test_log_capture_end();
     TEST_CHECK(tp != NULL);
     if (tp != NULL) {
@@ -171,11 +171,11 @@ static void test_create_failure(void) {
         ggml_threadpool_free(tp);
     }
     // no worker at all: the caller alone
-    ggml_cpu_threadpool_set_create_limit(0);
+    test_cpu_threadpool_set_create_limit(0);
     test_log_capture_begin();
     tp = ggml_threadpool_new(&p);
     test_log_capture_end();
-    ggml_cpu_threadpool_set_create_limit(-1);
+    test_cpu_threadpool_set_create_limit(-1);
     TEST_CHECK(tp != NULL);
     if (tp != NULL) {
         TEST_CHECK(ggml_threadpool_get_n_threads(tp) == 1);
@@ -192,7 +192,7 @@ static void sleep_ms(int ms) {
 // waits (up to ~10 s) until n workers sleep
 static bool wait_sleeping(struct ggml_threadpool * tp, int n) {
     for (int i = 0; i < 2000; i++) {
-        if (ggml_cpu_threadpool_n_sleeping(tp) == n) {
+        if (test_cpu_threadpool_n_sleeping(tp) == n) {
             return true;
         }
         sleep_ms(5);
@@ -208,20 +208,20 @@ static void test_pause_resume(void) {
     if (tp == NULL) {
         return;
     }
-    TEST_CHECK(ggml_cpu_threadpool_is_paused(tp));
+    TEST_CHECK(test_cpu_threadpool_is_paused(tp));
     // a paused pool's workers sleep at once
     TEST_CHECK(wait_sleeping(tp, 3));
 
     ggml_threadpool_resume(tp);
-    TEST_CHECK(!ggml_cpu_threadpool_is_paused(tp));
+    TEST_CHECK(!test_cpu_threadpool_is_paused(tp));
     run_barrier_test(tp, 4, 100);
 
     ggml_threadpool_pause(tp);
-    TEST_CHECK(ggml_cpu_threadpool_is_paused(tp));
+    TEST_CHECK(test_cpu_threadpool_is_paused(tp));
     TEST_CHECK(wait_sleeping(tp, 3));
     // computing on a paused pool resumes it
     run_barrier_test(tp, 4, 100);
-    TEST_CHECK(!ggml_cpu_threadpool_is_paused(tp));
+    TEST_CHECK(!test_cpu_threadpool_is_paused(tp));
 
     // poll 0: workers sleep right after each job, and still wake for the next
     ggml_threadpool_free(tp);

@@ -2,7 +2,7 @@
 //
 // Each program below is a representative use of the library (context and graph building, the
 // graph allocator, backend buffers and graph copies, the scheduler, CPU computation, the backend
-// registry). The driver runs each one with the N-th host allocation failing (ggml_alloc_fault_set),
+// registry). The driver runs each one with the N-th host allocation failing (through ggml_test_control),
 // for N = 1, 2, 3, ... until a run reaches no N-th allocation, and checks at every N:
 //   - the process lives (in fork mode every run is a child process whose exit status is checked);
 //   - the program either reports the failure (NULL / false / an error status) or succeeds, and a
@@ -1059,6 +1059,8 @@ struct run_report {
     int    result;       // enum prog_result
     long   reached;      // calls of the faulted kind made during the run
     int    n_err;        // errors logged
+    int    last_error;   // the thread's last error when the program returned (enum ggml_error_code)
+    char   last_message[160];
     int    exit_line;    // where the program gave up (0: it did not)
     long   tb_buffers;   // TEST buffers left alive by the run
     long   tb_backends;  // TEST streams left alive by the run
@@ -1082,15 +1084,18 @@ static void run_in_process(const struct program * p, enum fault_kind kind, long 
 #endif
     test_log_capture_begin();
     switch (kind) {
-        case FAULT_HOST:     ggml_alloc_fault_set(n); break;
+        case FAULT_HOST:     test_alloc_fault_set(n); break;
         case FAULT_TB_ALLOC: test_backend_set_alloc_fail(n); break;
         case FAULT_TB_INIT:  test_backend_set_init_tensor_fail(n); break;
     }
     g_exit_line = 0;
+    ggml_clear_last_error();
     r->result = (int) p->run();
+    r->last_error = (int) ggml_last_error();
+    snprintf(r->last_message, sizeof(r->last_message), "%s", ggml_last_error_message());
     r->exit_line = g_exit_line;
-    const long host_used = ggml_alloc_fault_count();
-    ggml_alloc_fault_set(0);
+    const long host_used = test_alloc_fault_count();
+    test_alloc_fault_set(0);
     test_backend_set_alloc_fail(0);
     test_backend_set_init_tensor_fail(0);
     test_log_capture_end();
@@ -1212,6 +1217,11 @@ static void drive(const struct program * p, enum fault_kind kind) {
                 t.failed++;
                 ok = TEST_CHECK_MSG(r.n_err > 0, "%s, %s fault %ld: failure reported without an error in the log (the program stopped at line %d)",
                         p->name, fault_kind_name(kind), n, r.exit_line);
+                // the failing call's last error names the injected cause
+                const enum ggml_error_code want = kind == FAULT_TB_INIT ? GGML_ERROR_DEVICE : GGML_ERROR_OUT_OF_MEMORY;
+                ok = TEST_CHECK_MSG(r.last_error == (int) want, "%s, %s fault %ld: last error %s ('%s'), expected %s (line %d)",
+                        p->name, fault_kind_name(kind), n, ggml_error_code_name((enum ggml_error_code) r.last_error), r.last_message,
+                        ggml_error_code_name(want), r.exit_line) && ok;
             } else if (r.result == PROG_WRONG) {
                 if (r.n_err > 0) {
                     t.log_only++;

@@ -598,9 +598,9 @@ static void test_deep_chain(void) {
     // is flagged and nothing leaks
     ggml_graph_clear(g);
     test_log_capture_begin();
-    ggml_alloc_fault_set(1);
+    test_alloc_fault_set(1);
     ggml_build_forward_expand(g, chain[n - 1]);
-    ggml_alloc_fault_set(0);
+    test_alloc_fault_set(0);
     TEST_CHECK(g->overflow && test_log_error_count() == 1);
     TEST_CHECK(strstr(test_log_text(), "out of memory") != NULL);
     test_log_capture_end();
@@ -612,10 +612,10 @@ static void test_deep_chain(void) {
     // shallow graphs allocate nothing
     struct ggml_cgraph * g5 = ggml_new_graph_custom(ctx2 == NULL ? ctx : ctx, 8, false);
     if (g5 != NULL) {
-        ggml_alloc_fault_set(0);
-        long before = ggml_alloc_fault_count();
+        test_alloc_fault_set(0);
+        long before = test_alloc_fault_count();
         ggml_build_forward_expand(g5, chain[4]);
-        TEST_CHECK(ggml_alloc_fault_count() == before && g5->n_nodes == 5);
+        TEST_CHECK(test_alloc_fault_count() == before && g5->n_nodes == 5);
     }
 
     free(chain);
@@ -769,9 +769,9 @@ static void test_hash_set(void) {
     // allocation failures: each of the two allocations, nothing leaks (checked by ASan)
     for (long k = 1; k <= 2; k++) {
         test_log_capture_begin();
-        ggml_alloc_fault_set(k);
+        test_alloc_fault_set(k);
         struct ggml_hash_set f = ggml_hash_set_new(100);
-        ggml_alloc_fault_set(0);
+        test_alloc_fault_set(0);
         TEST_CHECK(f.size == 0 && f.keys == NULL && f.used == NULL);
         TEST_CHECK(test_log_error_count() == 1);
         test_log_capture_end();

@@ -5,8 +5,9 @@
 // fails to build (logged, its ops unsupported, the rest working), the on-disk program cache, and
 // the loadable module libggml-opencl.so.
 //
-//   test-opencl                       everything above (device checks are skipped, with a note,
-//                                     when the machine has no OpenCL device)
+//   test-opencl                       everything above; with no OpenCL device it checks that nothing
+//                                     aborts and reports itself skipped (exit 77), or failed when
+//                                     GGML_TEST_REQUIRE_OPENCL is set (CI, where PoCL is installed)
 //   test-opencl --expect-no-devices   run with OpenCL made unavailable (OCL_ICD_VENDORS=/nonexistent,
 //                                     GGML_OPENCL_DISABLE=1 or GGML_OPENCL_LIBRARY=/nonexistent/...):
 //                                     the registry lists no devices, nothing aborts, the CPU works
@@ -34,6 +35,9 @@
 #include <unistd.h>
 
 #define N_RAND 4096
+
+// the exit code ctest counts as "skipped" (SKIP_RETURN_CODE in tests/CMakeLists.txt)
+#define TEST_SKIP_RETURN_CODE 77
 
 static float g_rand[N_RAND];
 
@@ -107,7 +111,9 @@ static float cpu_add_check(void) {
     return err;
 }
 
-static void test_no_devices(void) {
+// reason_expected: the registry is first touched here, so its INFO line telling why is captured
+static void test_no_devices(bool reason_expected) {
+    (void) reason_expected; // only read when OpenCL is built
     test_log_capture_begin();
     ggml_backend_reg_t reg = ggml_backend_reg_by_name("OpenCL");
 #ifdef GGML_TEST_OPENCL_BUILT
@@ -140,8 +146,9 @@ static void test_no_devices(void) {
     test_log_capture_end();
 #ifdef GGML_TEST_OPENCL_BUILT
     // the reason is told once, at INFO level, not as an error
-    TEST_CHECK_MSG(strstr(test_log_text(), "no OpenCL platform") != NULL || strstr(test_log_text(), "GGML_OPENCL_DISABLE") != NULL ||
-                   strstr(test_log_text(), "no OpenCL loader") != NULL, "log: %s", test_log_text());
+    TEST_CHECK_MSG(!reason_expected || strstr(test_log_text(), "no OpenCL platform") != NULL ||
+                   strstr(test_log_text(), "GGML_OPENCL_DISABLE") != NULL || strstr(test_log_text(), "no OpenCL loader") != NULL,
+                   "log: %s", test_log_text());
 #endif
     cpu_add_check();
 }
@@ -168,10 +175,12 @@ static void test_enumeration(void) {
             dev ? ggml_backend_dev_name(dev) : "(null)");
         TEST_CHECK(ggml_backend_dev_by_name(want) == dev);
         TEST_CHECK(ggml_backend_dev_backend_reg(dev) == reg);
-        // every OpenCL device counts as a GPU: its memory is reached only through the queue
-        TEST_CHECK(ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_GPU);
+        // a GPU driver's device is a GPU, any other OpenCL device (PoCL's CPU device) an accelerator
+        const enum ggml_backend_dev_type type = ggml_backend_dev_type(dev);
+        TEST_CHECK(type == GGML_BACKEND_DEVICE_TYPE_GPU || type == GGML_BACKEND_DEVICE_TYPE_ACCEL);
         struct ggml_backend_dev_props props;
         ggml_backend_dev_get_props(dev, &props);
+        TEST_CHECK(props.type == type);
         TEST_CHECK(props.name != NULL && strcmp(props.name, want) == 0);
         TEST_CHECK(props.description != NULL && props.description[0] != '\0');
         TEST_CHECK(props.memory_total > 0 && props.memory_free <= props.memory_total);
@@ -183,11 +192,23 @@ static void test_enumeration(void) {
     test_log_capture_end();
     g_dev = ggml_backend_reg_dev_get(reg, 0);
 
-    // the first GPU is the best backend
+    // the best backend is the first GPU; an accelerator (PoCL's CPU device) is never picked: with
+    // no GPU it is the CPU backend. By name, the accelerator is there like any device.
     ggml_backend_t best = ggml_backend_init_best();
-    TEST_CHECK(best != NULL && ggml_backend_is_opencl(best));
+    ggml_backend_dev_t gpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_GPU);
+    TEST_CHECK(best != NULL && ggml_backend_dev_type(ggml_backend_get_device(best)) != GGML_BACKEND_DEVICE_TYPE_ACCEL);
+    TEST_CHECK(best != NULL && ggml_backend_get_device(best) ==
+        (gpu != NULL ? gpu : ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU)));
     if (best) {
         ggml_backend_free(best);
+    }
+    if (ggml_backend_dev_type(g_dev) == GGML_BACKEND_DEVICE_TYPE_ACCEL) {
+        TEST_CHECK(ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_ACCEL) != NULL);
+        ggml_backend_t by_name = ggml_backend_init_by_name("OpenCL0", NULL);
+        TEST_CHECK(by_name != NULL && ggml_backend_get_device(by_name) == g_dev);
+        if (by_name) {
+            ggml_backend_free(by_name);
+        }
     }
     ggml_backend_t b = ggml_backend_opencl_init();
     TEST_CHECK(b != NULL && ggml_backend_is_opencl(b) && strcmp(ggml_backend_name(b), "OpenCL0") == 0);
@@ -696,12 +717,7 @@ static void run_rms_and_add(bool * rms_ok, bool * add_ok) {
 }
 
 static void test_failed_build(void) {
-    set_source_fn set_source = (set_source_fn) ggml_backend_reg_get_proc_address(ggml_backend_opencl_reg(),
-        "ggml_backend_opencl_test_set_program_source");
-    TEST_CHECK(set_source != NULL);
-    if (set_source == NULL) {
-        return;
-    }
+    set_source_fn set_source = test_opencl_set_program_source;
     struct ggml_context * ctx = new_ctx();
     struct ggml_tensor * a;
     struct ggml_tensor * r = rms_node(ctx, &a);
@@ -745,11 +761,7 @@ static int count_cache_files(const char * dir) {
 }
 
 static void test_disk_cache(void) {
-    set_source_fn set_source = (set_source_fn) ggml_backend_reg_get_proc_address(ggml_backend_opencl_reg(),
-        "ggml_backend_opencl_test_set_program_source");
-    if (set_source == NULL) {
-        return;
-    }
+    set_source_fn set_source = test_opencl_set_program_source;
     char tmpl[] = "/tmp/test-opencl-cache-XXXXXX";
     char * root = mkdtemp(tmpl);
     TEST_CHECK(root != NULL);
@@ -851,6 +863,14 @@ static void test_module(void) {
             }
         }
     }
+    // loading the module while OpenCL is built in keeps the built-in registry: its devices are
+    // not listed twice (logged)
+    const size_t n_reg = ggml_backend_reg_count(), n_dev = ggml_backend_dev_count();
+    test_log_capture_begin();
+    TEST_CHECK(ggml_backend_load(GGML_TEST_OPENCL_MODULE) == ggml_backend_opencl_reg());
+    TEST_CHECK_MSG(strstr(test_log_text(), "already registered") != NULL, "log: %s", test_log_text());
+    test_log_capture_end();
+    TEST_CHECK(ggml_backend_reg_count() == n_reg && ggml_backend_dev_count() == n_dev);
     // the module's devices and contexts stay with the module: it is not unloaded while they live
     (void) h;
 #endif
@@ -863,17 +883,29 @@ int main(int argc, char ** argv) {
     fill_rand();
     const bool expect_none = argc > 1 && strcmp(argv[1], "--expect-no-devices") == 0;
     if (expect_none) {
-        test_no_devices();
+        test_no_devices(true);
         return test_finish("test-opencl (no devices)");
     }
 #ifndef GGML_TEST_OPENCL_BUILT
     printf("test-opencl: the library was built without OpenCL (GGML_OPENCL=OFF or no OpenCL found): only the CPU is checked\n");
     cpu_add_check();
+    if (getenv("GGML_TEST_REQUIRE_OPENCL") != NULL) {
+        printf("test-opencl: FAILED: GGML_TEST_REQUIRE_OPENCL is set but the library was built without OpenCL\n");
+        return 1;
+    }
 #else
     if (ggml_backend_reg_dev_count(ggml_backend_opencl_reg()) == 0) {
-        printf("test-opencl: no OpenCL device on this machine (install pocl-opencl-icd): device checks skipped\n");
-        test_no_devices();
-        return test_finish("test-opencl");
+        test_no_devices(false);
+        const int rc = test_finish("test-opencl");
+        if (rc != 0) {
+            return rc;
+        }
+        if (getenv("GGML_TEST_REQUIRE_OPENCL") != NULL) {
+            printf("test-opencl: FAILED: no OpenCL device, and GGML_TEST_REQUIRE_OPENCL is set (is PoCL installed?)\n");
+            return 1;
+        }
+        printf("test-opencl: no OpenCL device on this machine (install pocl-opencl-icd): skipped\n");
+        return TEST_SKIP_RETURN_CODE;
     }
     test_enumeration();
     test_buffers();

@@ -226,11 +226,13 @@ static void fill(struct ggml_tensor * t) {
 // runs expr with the log captured: it must give NULL and log at least one error
 #define EXPECT_FAIL(expr) do {                                                            \
         test_log_capture_begin();                                                         \
+        ggml_clear_last_error();                                                          \
         struct ggml_tensor * r_ = (expr);                                                 \
         const int errs_ = test_log_error_count();                                         \
         test_log_capture_end();                                                           \
         TEST_CHECK_MSG(r_ == NULL && errs_ > 0, "%s: expected NULL and an error (got %p, %d errors)", \
                 #expr, (void *) r_, errs_);                                               \
+        TEST_CHECK_LAST_ERROR(GGML_ERROR_INVALID_ARGUMENT);                               \
     } while (0)
 
 static void test_table(void) {
@@ -258,31 +260,38 @@ static void test_table(void) {
 
         // NULL context
         test_log_capture_begin();
+        ggml_clear_last_error();
         struct ggml_tensor * r = sp->fn(NULL, in[0], in[1], in[2]);
         errs = test_log_error_count();
         const bool named = strstr(test_log_text(), "ctx") != NULL;
         test_log_capture_end();
         TEST_CHECK_MSG(r == NULL && errs > 0 && named, "%s: NULL ctx not rejected", sp->name);
+        TEST_CHECK_LAST_ERROR(GGML_ERROR_INVALID_ARGUMENT);
 
         // each tensor argument NULL in turn
         for (int i = 0; i < sp->n_in; i++) {
             struct ggml_tensor * args[3] = { in[0], in[1], in[2] };
             args[i] = NULL;
             test_log_capture_begin();
+            ggml_clear_last_error();
             r = sp->fn(ctx_out, args[0], args[1], args[2]);
             errs = test_log_error_count();
             const char * text = test_log_text();
             const bool says_null = strstr(text, "NULL") != NULL && strstr(text, "ggml_") != NULL;
             test_log_capture_end();
             TEST_CHECK_MSG(r == NULL && errs > 0 && says_null, "%s: NULL argument %d not rejected", sp->name, i);
+            TEST_CHECK_LAST_ERROR(GGML_ERROR_INVALID_ARGUMENT);
         }
 
         // a context with no room
         test_log_capture_begin();
+        ggml_clear_last_error();
         r = sp->fn(ctx_full, in[0], in[1], in[2]);
         errs = test_log_error_count();
         test_log_capture_end();
         TEST_CHECK_MSG(r == NULL && errs > 0, "%s: full context not reported", sp->name);
+        // the context's memory pool is exhausted
+        TEST_CHECK_LAST_ERROR(GGML_ERROR_OUT_OF_MEMORY);
     }
     ggml_free(ctx_in);
     ggml_free(ctx_out);

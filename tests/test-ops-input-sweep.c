@@ -295,13 +295,19 @@ static bool well_formed(const tensor * r, char * why, size_t why_size) {
 static tensor * construct(const struct spec * sp, struct ggml_context * ctx, tensor ** in, const char * what) {
     g_cases++;
     test_log_capture_begin();
+    ggml_clear_last_error();
     tensor * r = sp->fn(ctx, in);
     const int errs = test_log_error_count();
+    const enum ggml_error_code code = ggml_last_error();
     test_log_capture_end();
     char why[160];
     if (r == NULL) {
         if (errs == 0) {
             bad_case(sp->name, what, "NULL without a logged error");
+        }
+        if (code != GGML_ERROR_INVALID_ARGUMENT) {
+            snprintf(why, sizeof(why), "NULL with last error %s, not invalid argument", ggml_error_code_name(code));
+            bad_case(sp->name, what, why);
         }
         return NULL;
     }
@@ -344,9 +350,14 @@ static void compute(const struct spec * sp, struct ggml_context * ctx, tensor * 
         }
     }
     test_log_capture_begin();
+    ggml_clear_last_error();
     const enum ggml_status st = ggml_backend_graph_compute(g_cpu, gf);
     const int errs = test_log_error_count();
+    const enum ggml_error_code code = ggml_last_error();
     test_log_capture_end();
+    if (st != GGML_STATUS_SUCCESS && code == GGML_ERROR_OK) {
+        bad_case(sp->name, "compute", "compute failed without setting the last error");
+    }
     if (st != GGML_STATUS_SUCCESS && errs == 0) {
         char why[96];
         snprintf(why, sizeof(why), "compute failed (status %d) without a logged error", (int) st);
@@ -495,9 +506,14 @@ static void sweep(const struct spec * sp) {
             ggml_build_forward_expand(gf, r);
             g_cases++;
             test_log_capture_begin();
+            ggml_clear_last_error();
             const bool ok = ggml_gallocr_reserve(galloc, gf);
             const int errs = test_log_error_count();
+            const enum ggml_error_code code = ggml_last_error();
             test_log_capture_end();
+            if (!ok && code == GGML_ERROR_OK) {
+                bad_case(sp->name, what, "the allocator failed without setting the last error");
+            }
             if (ok && ggml_gallocr_get_buffer_size(galloc, 0) < ggml_nbytes(r)) {
                 bad_case(sp->name, what, "the allocator reserved less than the node needs");
             } else if (!ok && errs == 0) {

@@ -4,7 +4,7 @@
 // message and an error result, leaks nothing, and the scheduler works again after
 // ggml_backend_sched_reset.
 
-#include "ggml-impl.h" // ggml_alloc_fault_set
+#include "ggml-impl.h"
 #include "test-sched-util.h"
 
 #include <stdio.h>
@@ -369,15 +369,15 @@ static void test_host_fault_injection(void) {
             su_chain_build(&c, wp.w1, wp.w2);
             ggml_backend_t b2[2] = { g_t0, g_cpu };
             test_log_capture_begin();
-            ggml_alloc_fault_set(k);
+            test_alloc_fault_set(k);
             ggml_backend_sched_t s = ggml_backend_sched_new(b2, NULL, 2, 64, parallel != 0);
             bool ok = s != NULL && ggml_backend_sched_reserve(s, c.gf) && ggml_backend_sched_alloc_graph(s, c.gf);
             if (ok) {
                 ggml_backend_tensor_set(c.x, x, 0, n * sizeof(float));
                 ok = ggml_backend_sched_graph_compute(s, c.gf) == GGML_STATUS_SUCCESS;
             }
-            const long used = ggml_alloc_fault_count();
-            ggml_alloc_fault_set(0);
+            const long used = test_alloc_fault_count();
+            test_alloc_fault_set(0);
             test_log_capture_end();
             const int n_err = test_log_error_count();
             if (ok) {

@@ -8,6 +8,7 @@
 
 #include "ggml-cpu-impl.h"
 #include "ggml-backend.h"
+#include "ggml-tensor-helpers.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -155,7 +156,7 @@ static size_t graph_check(struct ggml_cgraph * cgraph, int n_threads) {
             if (t != NULL && !ggml_tensor_in_host_memory(t)) {
                 GGML_LOG_ERROR("ggml_graph_compute: node %d '%s' (%s): tensor '%s' is in buffer %s, which is not host memory\n",
                         i, node->name, ggml_op_desc(node), t->name,
-                        ggml_backend_buffer_name(t->buffer != NULL ? t->buffer : t->view_src->buffer));
+                        ggml_backend_buffer_name(ggml_tensor_data_buffer(t)));
                 return SIZE_MAX;
             }
         }

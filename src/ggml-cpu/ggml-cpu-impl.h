@@ -208,11 +208,9 @@ int ggml_cpu_threadpool_run(struct ggml_threadpool * tp, int n_threads, ggml_cpu
 int ggml_cpu_threadpool_execute(struct ggml_threadpool * tp, int n_threads,
         void (*job_fn)(struct ggml_threadpool * tp, int ith, void * job), void * job);
 
-// test hooks: limit the worker threads ggml_threadpool_new may still create (-1: no limit);
-// whether a pool is paused; how many of its workers are asleep on the condition variable
-void ggml_cpu_threadpool_set_create_limit(int n);
-bool ggml_cpu_threadpool_is_paused(struct ggml_threadpool * tp);
-int  ggml_cpu_threadpool_n_sleeping(struct ggml_threadpool * tp);
+// test hooks (ggml_test_control ops GGML_TEST_CPU_*): limit on the worker threads
+// ggml_threadpool_new may still create, whether a pool is paused, how many workers sleep
+int ggml_cpu_test_control(int op, va_list args);
 
 // logs "<func>: node <i> (<name>): op <op> ... not supported" with the types and shapes involved
 void ggml_cpu_log_unsupported(const char * func, int i, const struct ggml_tensor * node);

@@ -256,7 +256,7 @@ void ggml_cpu_log_unsupported(const char * func, int i, const struct ggml_tensor
         len += (size_t) snprintf(line + len, sizeof(line) - len, ", %s", part);
     }
     const enum ggml_cpu_family fam = ggml_cpu_op_family(node->op);
-    GGML_LOG_ERROR("%s: node %d '%s': op %s is not supported by the CPU backend%s (%s)\n",
+    ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s: node %d '%s': op %s is not supported by the CPU backend%s (%s)\n",
             func, i, node->name, ggml_op_desc(node),
             fam == GGML_CPU_FAMILY_UNSUPPORTED ? "" : " for these types/shapes", line);
 }

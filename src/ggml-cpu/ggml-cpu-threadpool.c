@@ -80,10 +80,6 @@ struct ggml_threadpool {
 // test hook: how many worker threads may still be created (-1: no limit)
 static atomic_int g_create_limit = -1;
 
-void ggml_cpu_threadpool_set_create_limit(int n) {
-    atomic_store(&g_create_limit, n < 0 ? -1 : n);
-}
-
 //
 // parameters
 //
@@ -265,7 +261,7 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
 
     struct ggml_threadpool * tp = ggml_aligned_malloc(sizeof(struct ggml_threadpool));
     if (tp == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     memset(tp, 0, sizeof(*tp));
@@ -273,7 +269,7 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
     const int n = params->n_threads;
     tp->workers = ggml_calloc((size_t) n, sizeof(struct ggml_cpu_worker));
     if (tp->workers == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         ggml_aligned_free(tp, sizeof(struct ggml_threadpool));
         return NULL;
     }
@@ -394,12 +390,33 @@ void ggml_threadpool_resume(struct ggml_threadpool * tp) {
     pthread_mutex_unlock(&tp->mutex);
 }
 
-bool ggml_cpu_threadpool_is_paused(struct ggml_threadpool * tp) {
-    return tp != NULL && atomic_load(&tp->pause);
-}
-
-int ggml_cpu_threadpool_n_sleeping(struct ggml_threadpool * tp) {
-    return tp == NULL ? 0 : atomic_load(&tp->n_sleeping);
+// the CPU backend's test control ops (ggml_test_control, range GGML_TEST_CPU_FIRST)
+int ggml_cpu_test_control(int op, va_list args) {
+    switch (op) {
+        case GGML_TEST_CPU_THREADPOOL_CREATE_LIMIT: {
+            const int n = va_arg(args, int);
+            atomic_store(&g_create_limit, n < 0 ? -1 : n);
+            return 0;
+        }
+        case GGML_TEST_CPU_THREADPOOL_IS_PAUSED: {
+            struct ggml_threadpool * tp = va_arg(args, struct ggml_threadpool *);
+            bool * out = va_arg(args, bool *);
+            GGML_CHECK_RET(out != NULL, -1, "NULL output");
+            *out = tp != NULL && atomic_load(&tp->pause);
+            return 0;
+        }
+        case GGML_TEST_CPU_THREADPOOL_N_SLEEPING: {
+            struct ggml_threadpool * tp = va_arg(args, struct ggml_threadpool *);
+            int * out = va_arg(args, int *);
+            GGML_CHECK_RET(out != NULL, -1, "NULL output");
+            *out = tp == NULL ? 0 : atomic_load(&tp->n_sleeping);
+            return 0;
+        }
+        default:
+            break;
+    }
+    GGML_LOG_ERROR("%s: unknown op %d\n", __func__, op);
+    return -1;
 }
 
 //
@@ -413,7 +430,7 @@ int ggml_cpu_threadpool_execute(struct ggml_threadpool * tp, int n_threads, void
     }
     bool expected = false;
     if (!atomic_compare_exchange_strong(&tp->busy, &expected, true)) {
-        GGML_LOG_ERROR("%s: the threadpool is already computing a graph (one graph at a time per pool)\n", __func__);
+        GGML_ERROR(GGML_ERROR_BAD_STATE, "%s: the threadpool is already computing a graph (one graph at a time per pool)\n", __func__);
         return 0;
     }
     const int n = n_threads < tp->n_threads_max ? n_threads : tp->n_threads_max;

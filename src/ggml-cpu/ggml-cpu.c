@@ -126,7 +126,7 @@ static enum ggml_status cpu_backend_prepare(struct ggml_backend_cpu_context * ct
         ctx->work_data = ggml_malloc(cplan->work_size);
         if (ctx->work_data == NULL) {
             ctx->work_size = 0;
-            GGML_LOG_ERROR("ggml_backend_cpu_graph_compute: cannot allocate a work buffer of %zu bytes\n", cplan->work_size);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "ggml_backend_cpu_graph_compute: cannot allocate a work buffer of %zu bytes\n", cplan->work_size);
             return GGML_STATUS_ALLOC_FAILED;
         }
         ctx->work_size = cplan->work_size;
@@ -142,7 +142,7 @@ static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct
     struct ggml_backend_cpu_context * ctx = backend->context;
     bool expected = false;
     if (!atomic_compare_exchange_strong(&ctx->busy, &expected, true)) {
-        GGML_LOG_ERROR("ggml_backend_cpu_graph_compute: the backend is already computing a graph "
+        GGML_ERROR(GGML_ERROR_BAD_STATE, "ggml_backend_cpu_graph_compute: the backend is already computing a graph "
                        "(one graph at a time per backend: give each thread its own backend)\n");
         return GGML_STATUS_FAILED;
     }
@@ -165,7 +165,7 @@ static ggml_backend_graph_plan_t cpu_backend_graph_plan_create(ggml_backend_t ba
     struct ggml_backend_cpu_context * ctx = backend->context;
     struct ggml_backend_cpu_plan * plan = ggml_calloc(1, sizeof(*plan));
     if (plan == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     plan->cplan  = ggml_graph_plan(cgraph, ctx->n_threads, cpu_backend_pool(ctx));
@@ -177,7 +177,7 @@ static ggml_backend_graph_plan_t cpu_backend_graph_plan_create(ggml_backend_t ba
     if (plan->cplan.work_size > 0) {
         plan->cplan.work_data = ggml_malloc(plan->cplan.work_size);
         if (plan->cplan.work_data == NULL) {
-            GGML_LOG_ERROR("%s: cannot allocate a work buffer of %zu bytes\n", __func__, plan->cplan.work_size);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: cannot allocate a work buffer of %zu bytes\n", __func__, plan->cplan.work_size);
             ggml_free_mem(plan);
             return NULL;
         }
@@ -228,14 +228,14 @@ ggml_backend_t ggml_backend_cpu_init(void) {
 
     struct ggml_backend_cpu_context * ctx = ggml_calloc(1, sizeof(*ctx));
     if (ctx == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     ctx->n_threads = GGML_DEFAULT_N_THREADS;
 
     ggml_backend_t backend = ggml_malloc(sizeof(struct ggml_backend));
     if (backend == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         ggml_free_mem(ctx);
         return NULL;
     }
@@ -555,6 +555,7 @@ static struct ggml_backend_reg g_cpu_reg = {
 
 ggml_backend_reg_t ggml_backend_cpu_reg(void) {
     ggml_cpu_init();
+    ggml_test_control_register(GGML_TEST_CPU_FIRST, ggml_cpu_test_control);
     return &g_cpu_reg;
 }
 

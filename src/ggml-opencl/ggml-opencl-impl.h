@@ -48,6 +48,14 @@ const char * ggml_ocl_errstr(cl_int err);
 bool ggml_ocl_check(cl_int err, const char * func, const char * what);
 #define GGML_OCL_OK(err, what) ggml_ocl_check((err), __func__, (what))
 
+// The same on paths that return nothing (void buffer functions, asynchronous transfers): the
+// error is also kept, sticky, for the buffer's device or the backend, and returned by the next
+// graph_compute (ggml_backend_buffer_report_device_error / ggml_backend_report_device_error).
+bool ggml_ocl_check_buffer(ggml_backend_buffer_t buffer, cl_int err, const char * func, const char * what);
+bool ggml_ocl_check_stream(ggml_backend_t backend, cl_int err, const char * func, const char * what);
+#define GGML_OCL_BUF_OK(buffer, err, what)     ggml_ocl_check_buffer((buffer), (err), __func__, (what))
+#define GGML_OCL_STREAM_OK(backend, err, what) ggml_ocl_check_stream((backend), (err), __func__, (what))
+
 //
 // programs: one per kernel source file kernels/<name>.cl (each built with kernels/common.cl in
 // front of it)
@@ -226,11 +234,11 @@ cl_program ggml_ocl_program_get(struct ggml_ocl_device * d, enum ggml_ocl_prog p
 void       ggml_ocl_programs_hold(struct ggml_ocl_device * d);
 void       ggml_ocl_programs_drop(struct ggml_ocl_device * d);
 
-// Test hook (reached through get_proc_address "ggml_backend_opencl_test_set_program_source"):
-// replaces the source of program `name` ("norm", ...) for the builds that follow; NULL restores the
-// embedded source. Programs already built for a device are dropped so that the next use rebuilds
-// them. Call it while no backend of the registry is alive.
-void ggml_ocl_test_set_program_source(const char * name, const char * source);
+// Test hooks (ggml_test_control ops GGML_TEST_OPENCL_*). GGML_TEST_OPENCL_SET_PROGRAM_SOURCE
+// replaces the source of program `name` ("norm", ...) for the builds that follow; NULL restores
+// the embedded source. Programs already built for a device are dropped so that the next use
+// rebuilds them. Call it while no backend of the registry is alive.
+int ggml_ocl_test_control(int op, va_list args);
 
 //
 // kernel launches (ocl-launch.c)

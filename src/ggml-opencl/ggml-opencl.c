@@ -42,7 +42,7 @@ static void platform_str(cl_platform_id id, cl_platform_info what, char * buf, s
 static bool registry_add_device(struct ggml_ocl_platform * p, cl_device_id id) {
     struct ggml_ocl_device * d = ggml_calloc(1, sizeof(*d));
     if (d == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return false;
     }
     if (!ggml_ocl_device_query(d, p, id)) {
@@ -51,7 +51,7 @@ static bool registry_add_device(struct ggml_ocl_platform * p, cl_device_id id) {
     }
     struct ggml_ocl_device ** devs = ggml_realloc(g_ocl.devices, (g_ocl.n_devices + 1)*sizeof(*devs));
     if (devs == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(d);
         return false;
     }
@@ -90,7 +90,7 @@ static void registry_init(void) {
     cl_platform_id * ids = ggml_calloc(n, sizeof(*ids));
     g_ocl.platforms = ggml_calloc(n, sizeof(*g_ocl.platforms));
     if (ids == NULL || g_ocl.platforms == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(ids);
         ggml_free_mem(g_ocl.platforms);
         g_ocl.platforms = NULL;
@@ -234,7 +234,7 @@ static void ocl_backend_set_tensor_async(ggml_backend_t backend, struct ggml_ten
         return;
     }
     // non-blocking: the caller keeps data valid until ggml_backend_synchronize
-    GGML_OCL_OK(clEnqueueWriteBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
+    GGML_OCL_STREAM_OK(backend, clEnqueueWriteBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
 }
 
 static void ocl_backend_get_tensor_async(ggml_backend_t backend, const struct ggml_tensor * tensor, void * data, size_t offset, size_t size) {
@@ -244,7 +244,7 @@ static void ocl_backend_get_tensor_async(ggml_backend_t backend, const struct gg
     if (size == 0 || !ocl_backend_tensor_at(be, tensor, offset, size, __func__, &mem, &at)) {
         return;
     }
-    GGML_OCL_OK(clEnqueueReadBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
+    GGML_OCL_STREAM_OK(backend, clEnqueueReadBuffer(be->queue, mem, CL_FALSE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
 }
 
 static bool ocl_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backend_t backend_dst, const struct ggml_tensor * src, struct ggml_tensor * dst) {
@@ -278,16 +278,14 @@ static bool ocl_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backen
     GGML_OCL_OK(clReleaseEvent(done), "clReleaseEvent");
     if (!ok) {
         // the copy is queued but the destination cannot wait for it: make it complete now
-        GGML_OCL_OK(clFinish(bs->queue), "clFinish");
+        GGML_OCL_STREAM_OK(backend_dst, clFinish(bs->queue), "clFinish");
     }
     return true;
 }
 
 static void ocl_backend_synchronize(ggml_backend_t backend) {
     struct ggml_ocl_backend * be = backend->context;
-    if (!GGML_OCL_OK(clFinish(be->queue), "clFinish")) {
-        GGML_LOG_ERROR("%s: %s: the device reported an error; results of queued work are undefined\n", __func__, be->name);
-    }
+    GGML_OCL_STREAM_OK(backend, clFinish(be->queue), "clFinish");
 }
 
 static enum ggml_status ocl_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
@@ -345,17 +343,23 @@ static void ocl_dev_get_memory(ggml_backend_dev_t dev, size_t * free, size_t * t
     *free  = used < tot ? tot - used : 0;
 }
 
+// A GPU driver's device is a GPU. Every other OpenCL device (a CPU driver such as PoCL, an FPGA or
+// other accelerator) is an accelerator: a device with its own memory, reached only through the
+// queue, that ggml_backend_init_best and ggml_backend_dev_by_type(GPU) do not pick, so that a
+// program asking for "the best device" gets a real GPU, else the CPU backend (docs/opencl.md).
+static enum ggml_backend_dev_type ocl_dev_type(const struct ggml_ocl_device * d) {
+    return (d->cl_type & CL_DEVICE_TYPE_GPU) != 0 ? GGML_BACKEND_DEVICE_TYPE_GPU : GGML_BACKEND_DEVICE_TYPE_ACCEL;
+}
+
 static enum ggml_backend_dev_type ocl_dev_get_type(ggml_backend_dev_t dev) {
-    (void) dev;
-    // also for CPU drivers such as PoCL: the memory is only reached through the queue
-    return GGML_BACKEND_DEVICE_TYPE_GPU;
+    return ocl_dev_type(dev->context);
 }
 
 static void ocl_dev_get_props(ggml_backend_dev_t dev, struct ggml_backend_dev_props * props) {
     struct ggml_ocl_device * d = dev->context;
     props->name        = d->name;
     props->description = d->description;
-    props->type        = GGML_BACKEND_DEVICE_TYPE_GPU;
+    props->type        = ocl_dev_type(d);
     props->device_id   = d->pci_id[0] != '\0' ? d->pci_id : NULL;
     ocl_dev_get_memory(dev, &props->memory_free, &props->memory_total);
     props->caps.async                = true;
@@ -371,7 +375,7 @@ static ggml_backend_t ocl_dev_init_backend(ggml_backend_dev_t dev, const char * 
     struct ggml_ocl_backend * be = ggml_calloc(1, sizeof(*be));
     ggml_backend_t backend = ggml_calloc(1, sizeof(*backend));
     if (be == NULL || backend == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(be);
         ggml_free_mem(backend);
         return NULL;
@@ -476,9 +480,6 @@ static void * ocl_reg_get_proc_address(ggml_backend_reg_t reg, const char * name
     if (strcmp(name, "ggml_backend_get_features") == 0) {
         return (void *) ocl_get_features;
     }
-    if (strcmp(name, "ggml_backend_opencl_test_set_program_source") == 0) {
-        return (void *) ggml_ocl_test_set_program_source;
-    }
     return NULL;
 }
 
@@ -496,6 +497,7 @@ static struct ggml_backend_reg g_ocl_reg = {
 
 ggml_backend_reg_t ggml_backend_opencl_reg(void) {
     registry_once();
+    ggml_test_control_register(GGML_TEST_OPENCL_FIRST, ggml_ocl_test_control);
     return &g_ocl_reg;
 }
 

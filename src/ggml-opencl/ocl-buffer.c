@@ -95,8 +95,8 @@ static void ocl_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_t
     if (q == NULL) {
         return;
     }
-    if (GGML_OCL_OK(clEnqueueFillBuffer(q, b->mem, &value, 1, at, size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
-        GGML_OCL_OK(clFinish(q), "clFinish");
+    if (GGML_OCL_BUF_OK(buffer, clEnqueueFillBuffer(q, b->mem, &value, 1, at, size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
+        GGML_OCL_BUF_OK(buffer, clFinish(q), "clFinish");
     }
 }
 
@@ -108,7 +108,7 @@ static void ocl_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tens
     }
     cl_command_queue q = ggml_ocl_device_xfer_queue(b->dev);
     if (q != NULL) {
-        GGML_OCL_OK(clEnqueueWriteBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
+        GGML_OCL_BUF_OK(buffer, clEnqueueWriteBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueWriteBuffer");
     }
 }
 
@@ -120,7 +120,7 @@ static void ocl_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggm
     }
     cl_command_queue q = ggml_ocl_device_xfer_queue(b->dev);
     if (q != NULL) {
-        GGML_OCL_OK(clEnqueueReadBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
+        GGML_OCL_BUF_OK(buffer, clEnqueueReadBuffer(q, b->mem, CL_TRUE, at, size, data, 0, NULL, NULL), "clEnqueueReadBuffer");
     }
 }
 
@@ -148,7 +148,7 @@ static void ocl_buffer_rect(ggml_backend_buffer_t buffer, const struct ggml_tens
         cl_int err = write
             ? clEnqueueWriteBufferRect(q, b->mem, CL_TRUE, buf_origin, host_origin, region, stride_tensor, 0, stride_data, 0, data, 0, NULL, NULL)
             : clEnqueueReadBufferRect (q, b->mem, CL_TRUE, buf_origin, host_origin, region, stride_tensor, 0, stride_data, 0, data, 0, NULL, NULL);
-        ggml_ocl_check(err, func, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect");
+        ggml_ocl_check_buffer(buffer, err, func, write ? "clEnqueueWriteBufferRect" : "clEnqueueReadBufferRect");
         return;
     }
     for (size_t i = 0; i < n_copies; i++) {
@@ -156,11 +156,11 @@ static void ocl_buffer_rect(ggml_backend_buffer_t buffer, const struct ggml_tens
         const size_t o = at + i*stride_tensor;
         cl_int err = write ? clEnqueueWriteBuffer(q, b->mem, CL_FALSE, o, size, h, 0, NULL, NULL)
                            : clEnqueueReadBuffer (q, b->mem, CL_FALSE, o, size, h, 0, NULL, NULL);
-        if (!ggml_ocl_check(err, func, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer")) {
+        if (!ggml_ocl_check_buffer(buffer, err, func, write ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer")) {
             break;
         }
     }
-    ggml_ocl_check(clFinish(q), func, "clFinish");
+    ggml_ocl_check_buffer(buffer, clFinish(q), func, "clFinish");
 }
 
 static void ocl_buffer_set_tensor_2d(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data, size_t offset,
@@ -216,8 +216,8 @@ static void ocl_buffer_clear(ggml_backend_buffer_t buffer, uint8_t value) {
     if (q == NULL) {
         return;
     }
-    if (GGML_OCL_OK(clEnqueueFillBuffer(q, b->mem, &value, 1, 0, b->size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
-        GGML_OCL_OK(clFinish(q), "clFinish");
+    if (GGML_OCL_BUF_OK(buffer, clEnqueueFillBuffer(q, b->mem, &value, 1, 0, b->size, 0, NULL, NULL), "clEnqueueFillBuffer")) {
+        GGML_OCL_BUF_OK(buffer, clFinish(q), "clFinish");
     }
 }
 
@@ -253,13 +253,16 @@ static ggml_backend_buffer_t ocl_buft_alloc_buffer(ggml_backend_buffer_type_t bu
     }
     struct ggml_ocl_buffer * b = ggml_calloc(1, sizeof(*b));
     if (b == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return NULL;
     }
     cl_int err = CL_SUCCESS;
     b->mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE, size, NULL, &err);
     if (err != CL_SUCCESS || b->mem == NULL) {
-        GGML_LOG_ERROR("%s: %s: clCreateBuffer of %zu bytes failed: %s (%d)\n", __func__, d->name, size, ggml_ocl_errstr(err), (int) err);
+        // the drivers answer an exhausted device with any of these
+        ggml_error_report(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+                ? GGML_ERROR_OUT_OF_MEMORY : GGML_ERROR_DEVICE,
+                "%s: %s: clCreateBuffer of %zu bytes failed: %s (%d)\n", __func__, d->name, size, ggml_ocl_errstr(err), (int) err);
         ggml_free_mem(b);
         return NULL;
     }
@@ -317,7 +320,7 @@ ggml_backend_buffer_t ggml_ocl_buffer_from_host_ptr(struct ggml_ocl_device * d, 
     }
     struct ggml_ocl_buffer * b = ggml_calloc(1, sizeof(*b));
     if (b == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return NULL;
     }
     cl_int err = CL_SUCCESS;
@@ -380,13 +383,14 @@ static ggml_backend_buffer_t ocl_host_buft_alloc_buffer(ggml_backend_buffer_type
     }
     struct ggml_ocl_buffer * b = ggml_calloc(1, sizeof(*b));
     if (b == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         return NULL;
     }
     cl_int err = CL_SUCCESS;
     b->mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, NULL, &err);
     if (err != CL_SUCCESS || b->mem == NULL) {
-        GGML_LOG_ERROR("%s: %s: clCreateBuffer of %zu pinned bytes failed: %s (%d)\n",
+        ggml_error_report(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+                ? GGML_ERROR_OUT_OF_MEMORY : GGML_ERROR_DEVICE, "%s: %s: clCreateBuffer of %zu pinned bytes failed: %s (%d)\n",
             __func__, d->name, size, ggml_ocl_errstr(err), (int) err);
         ggml_free_mem(b);
         return NULL;

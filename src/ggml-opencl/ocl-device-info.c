@@ -82,7 +82,27 @@ bool ggml_ocl_check(cl_int err, const char * func, const char * what) {
     if (err == CL_SUCCESS) {
         return true;
     }
-    GGML_LOG_ERROR("%s: %s failed: %s (%d)\n", func, what, ggml_ocl_errstr(err), (int) err);
+    const bool no_memory = err == CL_OUT_OF_HOST_MEMORY || err == CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    ggml_error_report(no_memory ? GGML_ERROR_OUT_OF_MEMORY : GGML_ERROR_DEVICE, "%s: %s failed: %s (%d)\n",
+            func, what, ggml_ocl_errstr(err), (int) err);
+    return false;
+}
+
+bool ggml_ocl_check_buffer(ggml_backend_buffer_t buffer, cl_int err, const char * func, const char * what) {
+    if (err == CL_SUCCESS) {
+        return true;
+    }
+    ggml_backend_buffer_report_device_error(buffer, "%s: %s failed: %s (%d); the contents of buffer %s are undefined",
+            func, what, ggml_ocl_errstr(err), (int) err, ggml_backend_buffer_name(buffer));
+    return false;
+}
+
+bool ggml_ocl_check_stream(ggml_backend_t backend, cl_int err, const char * func, const char * what) {
+    if (err == CL_SUCCESS) {
+        return true;
+    }
+    ggml_backend_report_device_error(backend, "%s: %s: %s failed: %s (%d); results of the queued work are undefined",
+            func, ggml_backend_name(backend), what, ggml_ocl_errstr(err), (int) err);
     return false;
 }
 

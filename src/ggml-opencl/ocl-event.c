@@ -18,7 +18,7 @@ ggml_backend_event_t ggml_ocl_event_new(ggml_backend_dev_t dev) {
     struct ggml_ocl_event * e = ggml_calloc(1, sizeof(*e));
     struct ggml_backend_event * event = ggml_calloc(1, sizeof(*event));
     if (e == NULL || event == NULL) {
-        GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         ggml_free_mem(e);
         ggml_free_mem(event);
         return NULL;
@@ -62,7 +62,8 @@ void ggml_ocl_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
         return;
     }
     cl_event marker = NULL;
-    if (!GGML_OCL_OK(clEnqueueMarkerWithWaitList(be->queue, 0, NULL, &marker), "clEnqueueMarkerWithWaitList")) {
+    // a stream whose events fail loses its ordering: kept for its next graph_compute
+    if (!GGML_OCL_STREAM_OK(backend, clEnqueueMarkerWithWaitList(be->queue, 0, NULL, &marker), "clEnqueueMarkerWithWaitList")) {
         return;
     }
     if (e->ev != NULL) {
@@ -71,7 +72,7 @@ void ggml_ocl_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
     e->ev = marker;
     // markers are not sent to the device until the queue is flushed: without this, a host
     // waiting for the event (or another queue) could wait forever
-    GGML_OCL_OK(clFlush(be->queue), "clFlush");
+    GGML_OCL_STREAM_OK(backend, clFlush(be->queue), "clFlush");
 }
 
 void ggml_ocl_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
@@ -86,8 +87,8 @@ void ggml_ocl_event_wait(ggml_backend_t backend, ggml_backend_event_t event) {
     }
     if (e->dev->platform != be->dev->platform) {
         // another context: the queue cannot wait for it, the host can
-        GGML_OCL_OK(clWaitForEvents(1, &e->ev), "clWaitForEvents");
+        GGML_OCL_STREAM_OK(backend, clWaitForEvents(1, &e->ev), "clWaitForEvents");
         return;
     }
-    GGML_OCL_OK(clEnqueueBarrierWithWaitList(be->queue, 1, &e->ev, NULL), "clEnqueueBarrierWithWaitList");
+    GGML_OCL_STREAM_OK(backend, clEnqueueBarrierWithWaitList(be->queue, 1, &e->ev, NULL), "clEnqueueBarrierWithWaitList");
 }

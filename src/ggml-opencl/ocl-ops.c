@@ -147,17 +147,19 @@ static bool node_is_noop(const struct ggml_tensor * node) {
 }
 
 static void log_unsupported(const struct ggml_ocl_backend * be, int i, const struct ggml_tensor * node) {
-    GGML_LOG_ERROR("%s: %s: node %d ('%s'): op %s with result %s [%lld, %lld, %lld, %lld] is not supported",
+    struct ggml_msg m;
+    ggml_msg_init(&m);
+    ggml_msg_append(&m, "%s: %s: node %d ('%s'): op %s with result %s [%lld, %lld, %lld, %lld] is not supported",
         __func__, be->name, i, node->name, ggml_op_desc(node), ggml_type_name(node->type),
         (long long) node->ne[0], (long long) node->ne[1], (long long) node->ne[2], (long long) node->ne[3]);
     for (int j = 0; j < GGML_MAX_SRC; j++) {
         const struct ggml_tensor * s = node->src[j];
         if (s != NULL) {
-            GGML_LOG_CONT(", src%d %s [%lld, %lld, %lld, %lld]", j, ggml_type_name(s->type),
+            ggml_msg_append(&m, ", src%d %s [%lld, %lld, %lld, %lld]", j, ggml_type_name(s->type),
                 (long long) s->ne[0], (long long) s->ne[1], (long long) s->ne[2], (long long) s->ne[3]);
         }
     }
-    GGML_LOG_CONT("\n");
+    ggml_error_report(GGML_ERROR_UNSUPPORTED, "%s\n", m.text);
 }
 
 enum ggml_status ggml_ocl_graph_compute(struct ggml_ocl_backend * be, struct ggml_cgraph * graph) {

@@ -55,7 +55,7 @@ static const char * embedded_source(const char * name, size_t * len) {
 static pthread_mutex_t g_override_lock = PTHREAD_MUTEX_INITIALIZER;
 static char * g_override[GGML_OCL_PROG_COUNT];
 
-void ggml_ocl_test_set_program_source(const char * name, const char * source) {
+static int set_program_source(const char * name, const char * source) {
     int prog = -1;
     for (int i = 0; i < GGML_OCL_PROG_COUNT; i++) {
         if (name != NULL && strcmp(prog_names[i], name) == 0) {
@@ -64,15 +64,15 @@ void ggml_ocl_test_set_program_source(const char * name, const char * source) {
     }
     if (prog < 0) {
         GGML_LOG_ERROR("%s: unknown program '%s'\n", __func__, name ? name : "(null)");
-        return;
+        return -1;
     }
     char * copy = NULL;
     if (source != NULL) {
         const size_t n = strlen(source);
         copy = ggml_malloc(n + 1);
         if (copy == NULL) {
-            GGML_LOG_ERROR("%s: out of host memory\n", __func__);
-            return;
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
+            return -1;
         }
         memcpy(copy, source, n + 1);
     }
@@ -92,6 +92,17 @@ void ggml_ocl_test_set_program_source(const char * name, const char * source) {
         d->prog_state[prog] = GGML_OCL_PROG_NOT_BUILT;
         pthread_mutex_unlock(&d->lock);
     }
+    return 0;
+}
+
+int ggml_ocl_test_control(int op, va_list args) {
+    if (op == GGML_TEST_OPENCL_SET_PROGRAM_SOURCE) {
+        const char * name   = va_arg(args, const char *);
+        const char * source = va_arg(args, const char *);
+        return set_program_source(name, source);
+    }
+    GGML_LOG_ERROR("%s: unknown op %d\n", __func__, op);
+    return -1;
 }
 
 // common.cl + the program's source, NUL-terminated (ggml_free_mem it); NULL (logged) on failure
@@ -115,7 +126,7 @@ static char * program_text(enum ggml_ocl_prog prog, size_t * out_len) {
         const size_t len = common_len + (size_t) n_line + body_len;
         text = ggml_malloc(len + 1);
         if (text == NULL) {
-            GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
         } else {
             memcpy(text, common, common_len);
             memcpy(text + common_len, line, (size_t) n_line);
@@ -394,7 +405,7 @@ cl_kernel ggml_ocl_get_kernel(struct ggml_ocl_backend * be, enum ggml_ocl_prog p
         size_t cap = (size_t) be->cap_kernels;
         struct ggml_ocl_kernel_slot * k = ggml_grow_array(be->kernels, &cap, (size_t) be->n_kernels + 1, sizeof(*k), 32);
         if (k == NULL) {
-            GGML_LOG_ERROR("%s: out of host memory\n", __func__);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of host memory\n", __func__);
             GGML_OCL_OK(clReleaseProgram(program), "clReleaseProgram");
             return NULL;
         }

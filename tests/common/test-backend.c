@@ -22,6 +22,7 @@
 static struct {
     atomic_long alloc_fail_at;   // countdown: fails when it reaches 1 at an allocation
     atomic_long init_fail_at;
+    atomic_long transfer_fail_at; // countdown over set/get/memset, buffer and asynchronous
     _Atomic size_t max_size;
     _Atomic size_t alloc_pad;
     atomic_bool cpy_tensor;
@@ -29,7 +30,7 @@ static struct {
     atomic_bool offload;
     atomic_bool op_disabled[GGML_OP_COUNT];
     atomic_long compute_delay_us; // graph_compute sleeps this long first (to make calls overlap)
-} g_cfg = { 0, 0, SIZE_MAX, 1, true, true, false, { false }, 0 };
+} g_cfg = { 0, 0, 0, SIZE_MAX, 1, true, true, false, { false }, 0 };
 
 static struct {
     atomic_long buffers_alive, bytes_alive, backends_alive, events_alive;
@@ -52,6 +53,7 @@ static atomic_uint_fast64_t g_next_window = 1;
 void test_backend_reset_config(void) {
     atomic_store(&g_cfg.alloc_fail_at, 0);
     atomic_store(&g_cfg.init_fail_at, 0);
+    atomic_store(&g_cfg.transfer_fail_at, 0);
     atomic_store(&g_cfg.max_size, SIZE_MAX);
     atomic_store(&g_cfg.alloc_pad, 1);
     atomic_store(&g_cfg.cpy_tensor, true);
@@ -65,6 +67,7 @@ void test_backend_reset_config(void) {
 
 void test_backend_set_alloc_fail(long n)       { atomic_store(&g_cfg.alloc_fail_at, n > 0 ? n : 0); }
 void test_backend_set_init_tensor_fail(long n) { atomic_store(&g_cfg.init_fail_at, n > 0 ? n : 0); }
+void test_backend_set_transfer_fail(long n)    { atomic_store(&g_cfg.transfer_fail_at, n > 0 ? n : 0); }
 void test_backend_set_max_size(size_t size)    { atomic_store(&g_cfg.max_size, size); }
 void test_backend_set_alloc_pad(size_t pad)    { atomic_store(&g_cfg.alloc_pad, pad > 0 ? pad : 1); }
 void test_backend_set_cpy_tensor(bool enabled) { atomic_store(&g_cfg.cpy_tensor, enabled); }
@@ -191,7 +194,7 @@ static void tb_buffer_free(ggml_backend_buffer_t buffer) {
 static enum ggml_status tb_buffer_init_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor) {
     atomic_fetch_add(&g_st.n_init_tensor, 1);
     if (countdown_hit(&g_cfg.init_fail_at)) {
-        GGML_LOG_ERROR("test-backend: injected init_tensor failure for '%s'\n", tensor->name);
+        ggml_error_report(GGML_ERROR_DEVICE, "test-backend: injected init_tensor failure for '%s'\n", tensor->name);
         return GGML_STATUS_FAILED;
     }
     if (tb_translate((struct tb_buffer *) buffer->context, tensor->data, ggml_nbytes(tensor), "init_tensor") == NULL) {
@@ -200,9 +203,29 @@ static enum ggml_status tb_buffer_init_tensor(ggml_backend_buffer_t buffer, stru
     return GGML_STATUS_SUCCESS;
 }
 
+// the injected device failure of a transfer on a path that returns nothing: reported as a
+// device error, kept for the next graph_compute; the transfer does not happen
+static bool tb_buffer_transfer_fails(ggml_backend_buffer_t buffer, const char * what) {
+    if (!countdown_hit(&g_cfg.transfer_fail_at)) {
+        return false;
+    }
+    ggml_backend_buffer_report_device_error(buffer, "test-backend: %s: injected device failure", what);
+    return true;
+}
+
+static bool tb_stream_transfer_fails(ggml_backend_t backend, const char * what) {
+    if (!countdown_hit(&g_cfg.transfer_fail_at)) {
+        return false;
+    }
+    ggml_backend_report_device_error(backend, "test-backend: %s: injected device failure", what);
+    return true;
+}
+
 static void tb_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, uint8_t value, size_t offset, size_t size) {
-    (void) buffer;
     atomic_fetch_add(&g_st.n_memset, 1);
+    if (tb_buffer_transfer_fails(buffer, "memset_tensor")) {
+        return;
+    }
     uint8_t * p = tb_tensor_mem(tensor, offset, size, "memset_tensor");
     if (p != NULL) {
         memset(p, value, size);
@@ -210,8 +233,10 @@ static void tb_buffer_memset_tensor(ggml_backend_buffer_t buffer, struct ggml_te
 }
 
 static void tb_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor * tensor, const void * data, size_t offset, size_t size) {
-    (void) buffer;
     atomic_fetch_add(&g_st.n_set, 1);
+    if (tb_buffer_transfer_fails(buffer, "set_tensor")) {
+        return;
+    }
     uint8_t * p = tb_tensor_mem(tensor, offset, size, "set_tensor");
     if (p != NULL) {
         memcpy(p, data, size);
@@ -219,8 +244,10 @@ static void tb_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tenso
 }
 
 static void tb_buffer_get_tensor(ggml_backend_buffer_t buffer, const struct ggml_tensor * tensor, void * data, size_t offset, size_t size) {
-    (void) buffer;
     atomic_fetch_add(&g_st.n_get, 1);
+    if (tb_buffer_transfer_fails(buffer, "get_tensor")) {
+        return;
+    }
     const uint8_t * p = tb_tensor_mem(tensor, offset, size, "get_tensor");
     if (p != NULL) {
         memcpy(data, p, size);
@@ -319,12 +346,12 @@ static ggml_backend_buffer_t tb_buft_alloc_buffer(ggml_backend_buffer_type_t buf
     const int dev = ((struct tb_buft_context *) buft->context)->dev;
     if (countdown_hit(&g_cfg.alloc_fail_at)) {
         atomic_fetch_add(&g_st.n_alloc_failed, 1);
-        GGML_LOG_ERROR("test-backend: injected allocation failure (%zu bytes)\n", size);
+        ggml_error_report(GGML_ERROR_OUT_OF_MEMORY, "test-backend: injected allocation failure (%zu bytes)\n", size);
         return NULL;
     }
     if (size > atomic_load(&g_cfg.max_size) || size > TEST_BACKEND_MEMORY - atomic_load(&g_dev_used[dev])) {
         atomic_fetch_add(&g_st.n_alloc_failed, 1);
-        GGML_LOG_ERROR("test-backend: out of device memory (%zu bytes requested, %zu in use)\n", size, atomic_load(&g_dev_used[dev]));
+        ggml_error_report(GGML_ERROR_OUT_OF_MEMORY, "test-backend: out of device memory (%zu bytes requested, %zu in use)\n", size, atomic_load(&g_dev_used[dev]));
         return NULL;
     }
     struct tb_buffer * b = (struct tb_buffer *) ggml_calloc(1, sizeof(*b));
@@ -508,6 +535,9 @@ static void tb_backend_free(ggml_backend_t backend) {
 static void tb_backend_set_tensor_async(ggml_backend_t backend, struct ggml_tensor * tensor, const void * data, size_t offset, size_t size) {
     struct tb_stream * s = (struct tb_stream *) backend->context;
     atomic_fetch_add(&g_st.n_set_async, 1);
+    if (tb_stream_transfer_fails(backend, "set_tensor_async")) {
+        return;
+    }
     uint8_t * p = tb_tensor_mem(tensor, offset, size, "set_tensor_async");
     if (p == NULL) {
         return;
@@ -519,6 +549,9 @@ static void tb_backend_set_tensor_async(ggml_backend_t backend, struct ggml_tens
 static void tb_backend_get_tensor_async(ggml_backend_t backend, const struct ggml_tensor * tensor, void * data, size_t offset, size_t size) {
     struct tb_stream * s = (struct tb_stream *) backend->context;
     atomic_fetch_add(&g_st.n_get_async, 1);
+    if (tb_stream_transfer_fails(backend, "get_tensor_async")) {
+        return;
+    }
     const uint8_t * p = tb_tensor_mem(tensor, offset, size, "get_tensor_async");
     if (p == NULL) {
         return;
@@ -630,7 +663,7 @@ static enum ggml_status tb_compute_node(struct tb_stream * s, struct ggml_tensor
         return GGML_STATUS_SUCCESS; // nothing to compute
     }
     if (!tb_supports_op(node)) {
-        GGML_LOG_ERROR("test-backend: unsupported op %s for node '%s'\n", ggml_op_desc(node), node->name);
+        ggml_error_report(GGML_ERROR_UNSUPPORTED, "test-backend: unsupported op %s for node '%s'\n", ggml_op_desc(node), node->name);
         return GGML_STATUS_FAILED;
     }
     // every tensor must be in a buffer of this stream's device

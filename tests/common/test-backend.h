@@ -50,6 +50,10 @@ void test_backend_reset_config(void);
 void test_backend_set_alloc_fail(long n);
 // the n-th init_tensor call from now returns GGML_STATUS_FAILED (1-based); 0 disables
 void test_backend_set_init_tensor_fail(long n);
+// the n-th set/get/memset from now (1-based; buffer and asynchronous stream paths, counted
+// together) fails as a device error: reported through ggml_backend_buffer_report_device_error /
+// ggml_backend_report_device_error, so the next graph_compute returns it; 0 disables
+void test_backend_set_transfer_fail(long n);
 // max size reported by the buffer types (default SIZE_MAX: no limit reported)
 void test_backend_set_max_size(size_t size);
 // alloc size = ggml_nbytes rounded up to a multiple of pad (default 1: no padding)

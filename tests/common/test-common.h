@@ -4,6 +4,7 @@
 // aborting, capture of the library's log, and a seeded random generator.
 
 #include "ggml.h"
+#include "test-control.h"
 
 #include <stdbool.h>
 #include <stdint.h>

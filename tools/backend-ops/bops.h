@@ -223,7 +223,7 @@ bool bops_compare(const struct ggml_tensor * out, const struct ggml_tensor * src
 //
 
 // Times case c on backend; prints one line. Returns false when the case could not be run.
-bool bops_run_perf(ggml_backend_t backend, const struct bop_case * c, const struct bop_options * opt);
+bool bops_run_perf(ggml_backend_t backend, const struct bop_case * c, const struct bop_options * opt, bool * timed);
 // floating-point operations of a node (0 when the op is memory-bound; GB/s are printed then)
 double bops_node_flops(const struct ggml_tensor * node);
 

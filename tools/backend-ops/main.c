@@ -87,8 +87,12 @@ struct bops_cli {
     int n_threads;
     bool test_backend;
     bool ref_backend;
+    bool skip_missing;    // --skip-missing
     struct bop_options opt;
 };
+
+// the exit code ctest counts as "skipped" (SKIP_RETURN_CODE)
+#define BOPS_SKIP_RETURN_CODE 77
 
 static void bops_usage(const char * argv0) {
     printf("usage: %s [mode] [options]\n", argv0);
@@ -107,6 +111,8 @@ static void bops_usage(const char * argv0) {
     printf("  -v          verbose: nmse of passing cases, library messages of every case\n");
     printf("  --test-backend  also register the tests' TEST backend (devices TEST, TEST1)\n");
     printf("  --ref-backend   also register the REF device (computes with the reference itself)\n");
+    printf("  --skip-missing  a device -b names that is not registered: exit %d (skipped), not an error,\n"
+           "                  unless GGML_TEST_REQUIRE_OPENCL is set\n", BOPS_SKIP_RETURN_CODE);
 }
 
 static bool bops_parse(int argc, char ** argv, struct bops_cli * cli) {
@@ -139,6 +145,8 @@ static bool bops_parse(int argc, char ** argv, struct bops_cli * cli) {
             cli->test_backend = true;
         } else if (strcmp(a, "--ref-backend") == 0) {
             cli->ref_backend = true;
+        } else if (strcmp(a, "--skip-missing") == 0) {
+            cli->skip_missing = true;
         } else if (strcmp(a, "-v") == 0) {
             cli->opt.verbose = true;
         } else if (strcmp(a, "-o") == 0 && has_val) {
@@ -196,6 +204,39 @@ static bool bops_op_selected(const struct bops_cli * cli, const struct bop_case 
     return false;
 }
 
+// -o names only ops the table has: every item of the list is an op name of some case (any case)
+// or a full case string OP(params); the first item that is neither is returned in bad
+static bool bops_ops_known(const char * ops, const struct bop_cases * cases, char * bad, size_t bad_size) {
+    const char * p = ops;
+    while (*p) {
+        size_t n = 0; // length of the item at p
+        for (int i = 0; i < cases->n && n == 0; i++) {
+            char full[sizeof(cases->v[i].op) + sizeof(cases->v[i].params) + 4];
+            const int len = snprintf(full, sizeof(full), "%s(%s)", cases->v[i].op, cases->v[i].params);
+            if (len > 0 && strncmp(p, full, (size_t) len) == 0 && (p[len] == ',' || p[len] == '\0')) {
+                n = (size_t) len;
+            }
+        }
+        if (n == 0) {
+            const char * e = strchr(p, ',');
+            n = e ? (size_t) (e - p) : strlen(p);
+            bool known = false;
+            for (int i = 0; i < cases->n && !known; i++) {
+                known = n == strlen(cases->v[i].op) && strncasecmp(p, cases->v[i].op, n) == 0;
+            }
+            if (!known) {
+                snprintf(bad, bad_size, "%.*s", (int) (n < 200 ? n : 200), p);
+                return false;
+            }
+        }
+        p += n;
+        if (*p == ',') {
+            p++;
+        }
+    }
+    return true;
+}
+
 static bool bops_selected(const struct bops_cli * cli, const struct bop_case * c, int mode_flag) {
     if (!(c->modes & mode_flag) || !bops_op_selected(cli, c)) {
         return false;
@@ -234,8 +275,10 @@ static int bops_run_backend(const struct bops_cli * cli, const struct bop_cases 
         }
         if (cli->mode == BOPS_MODE_PERF) {
             bops_log_begin();
-            const bool ok = bops_run_perf(backend, c, &cli->opt);
+            bool timed = false;
+            const bool ok = bops_run_perf(backend, c, &cli->opt, &timed);
             bops_log_end(!ok || cli->opt.verbose);
+            n_pass += timed ? 1 : 0;
             continue;
         }
         char msg[512] = "";
@@ -269,33 +312,35 @@ static void bops_support_table(const struct bops_cli * cli, const struct bop_cas
             devs[n_devs++] = dev;
         }
     }
-    printf("| op |");
+    printf("| op | type |");
     for (int d = 0; d < n_devs; d++) {
         printf(" %s |", ggml_backend_dev_name(devs[d]));
     }
-    printf("\n|---|");
+    printf("\n|---|---|");
     for (int d = 0; d < n_devs; d++) {
         printf("---|");
     }
     printf("\n");
-    // one row per op name, in order of first appearance in the table
+    // one row per op name and type of the main source (every type the cases test), in order of
+    // first appearance in the table
     for (int i = 0; i < cases->n; i++) {
         const struct bop_case * c = &cases->v[i];
         bool first = bops_selected(cli, c, BOP_MODE_TEST);
         for (int j = 0; j < i && first; j++) {
-            if (strcmp(cases->v[j].op, c->op) == 0 && bops_selected(cli, &cases->v[j], BOP_MODE_TEST)) {
+            if (strcmp(cases->v[j].op, c->op) == 0 && cases->v[j].t[0] == c->t[0] &&
+                bops_selected(cli, &cases->v[j], BOP_MODE_TEST)) {
                 first = false;
             }
         }
         if (!first) {
             continue;
         }
-        printf("| %s |", c->op);
+        printf("| %s | %s |", c->op, ggml_type_name(c->t[0]));
         for (int d = 0; d < n_devs; d++) {
             int n_yes = 0, n_total = 0, n_broken = 0;
             for (int j = i; j < cases->n; j++) {
                 const struct bop_case * cj = &cases->v[j];
-                if (strcmp(cj->op, c->op) != 0 || !bops_selected(cli, cj, BOP_MODE_TEST)) {
+                if (strcmp(cj->op, c->op) != 0 || cj->t[0] != c->t[0] || !bops_selected(cli, cj, BOP_MODE_TEST)) {
                     continue;
                 }
                 bool built = false;
@@ -394,6 +439,14 @@ static void bops_list(const struct bops_cli * cli, const struct bop_cases * case
     bops_list_coverage(cases);
 }
 
+static void bops_cli_free(struct bops_cli * cli, struct bop_cases * cases) {
+    if (cli->has_regex) {
+        regfree(&cli->regex);
+        cli->has_regex = false;
+    }
+    bops_cases_free(cases);
+}
+
 int main(int argc, char ** argv) {
     struct bops_cli cli;
     if (!bops_parse(argc, argv, &cli)) {
@@ -413,6 +466,24 @@ int main(int argc, char ** argv) {
     if (!bops_cases_all(&cases)) {
         fprintf(stderr, "backend-ops: out of memory building the case table\n");
         return 2;
+    }
+
+    char bad_op[256];
+    if (cli.ops != NULL && !bops_ops_known(cli.ops, &cases, bad_op, sizeof(bad_op))) {
+        fprintf(stderr, "backend-ops: unknown op '%s' in -o (backend-ops list prints every case)\n", bad_op);
+        bops_cli_free(&cli, &cases);
+        return 2;
+    }
+    if (cli.backend != NULL && cli.mode != BOPS_MODE_LIST && cli.mode != BOPS_MODE_SELFTEST &&
+        ggml_backend_dev_by_name(cli.backend) == NULL) {
+        const bool skip = cli.skip_missing && getenv("GGML_TEST_REQUIRE_OPENCL") == NULL;
+        fprintf(stderr, "backend-ops: no device named '%s'; the registered devices:", cli.backend);
+        for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
+            fprintf(stderr, " %s", ggml_backend_dev_name(ggml_backend_dev_get(i)));
+        }
+        fprintf(stderr, "%s\n", skip ? " (--skip-missing: skipped)" : "");
+        bops_cli_free(&cli, &cases);
+        return skip ? BOPS_SKIP_RETURN_CODE : 2;
     }
 
     int n_fail = 0, n_pass = 0;
@@ -453,12 +524,15 @@ int main(int argc, char ** argv) {
         if (cli.mode == BOPS_MODE_TEST) {
             printf("backend-ops: %d passed, %d failed\n", n_pass, n_fail);
         }
+        if (n_pass == 0 && n_fail == 0) {
+            // a filter that selects nothing, or devices that support none of the cases
+            printf("backend-ops: FAILED: nothing was %s (no selected case ran on any selected device)\n",
+                cli.mode == BOPS_MODE_PERF ? "timed" : "tested");
+            n_fail++;
+        }
     }
 
-    if (cli.has_regex) {
-        regfree(&cli.regex);
-    }
-    bops_cases_free(&cases);
+    bops_cli_free(&cli, &cases);
     ggml_log_set(NULL, NULL);
     return n_fail == 0 ? 0 : 1;
 }
