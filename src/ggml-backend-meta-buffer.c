@@ -184,7 +184,7 @@ static enum ggml_status meta_buffer_init_tensor(ggml_backend_buffer_t buffer, st
     struct meta_buffer * mb = buffer->context;
     struct meta_record * r = records_add(mb, tensor);
     if (r == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return GGML_STATUS_ALLOC_FAILED;
     }
     if (!r->own_offsets) {
@@ -217,7 +217,7 @@ bool meta_buffer_state(ggml_backend_buffer_t buffer, const struct ggml_tensor * 
     struct meta_device * md = mb->mdev;
     struct meta_record * r = records_add(mb, t);
     if (r == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return false;
     }
     if (!r->resolved) {
@@ -308,13 +308,13 @@ static bool meta_read_whole(ggml_backend_buffer_t buffer, const struct ggml_tens
     }
     if (s.axis == GGML_BACKEND_SPLIT_AXIS_PARTIAL) {
         if (st->type != GGML_TYPE_F32) {
-            GGML_LOG_ERROR("%s: tensor '%s': partial sums of type %s cannot be added\n", __func__, st->name, ggml_type_name(st->type));
+            GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: tensor '%s': partial sums of type %s cannot be added\n", __func__, st->name, ggml_type_name(st->type));
             return false;
         }
         float * acc = (float *) full;
         float * tmp = ggml_malloc(nbytes);
         if (tmp == NULL) {
-            GGML_LOG_ERROR("%s: out of memory\n", __func__);
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
             return false;
         }
         const int64_t ne = ggml_nelements(st);
@@ -343,7 +343,7 @@ static bool meta_read_whole(ggml_backend_buffer_t buffer, const struct ggml_tens
     if (ok) {
         meta_state_host_copy(&s, n, st->type, st->ne, full, slices, false);
     } else {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
     }
     for (size_t j = 0; j < n; j++) {
         ggml_free_mem(slices[j]);
@@ -394,7 +394,7 @@ static bool meta_write_whole(ggml_backend_buffer_t buffer, const struct ggml_ten
             }
         }
     } else {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
     }
     for (size_t j = 0; j < n; j++) {
         ggml_free_mem(slices[j]);
@@ -409,7 +409,7 @@ static void meta_access(ggml_backend_buffer_t buffer, const struct ggml_tensor *
     size_t base = 0;
     const struct ggml_tensor * st = storage_of(t, &base);
     if (!ggml_is_contiguous(st)) {
-        GGML_LOG_ERROR("%s: tensor '%s': its storage is not contiguous\n", who, t->name);
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: tensor '%s': its storage is not contiguous\n", who, t->name);
         return;
     }
     const size_t nbytes = ggml_nbytes(st);
@@ -431,7 +431,7 @@ static void meta_access(ggml_backend_buffer_t buffer, const struct ggml_tensor *
     }
     char * full = ggml_malloc(nbytes + 1);
     if (full == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", who);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", who);
         return;
     }
     meta_state s;
@@ -454,7 +454,7 @@ static void meta_access(ggml_backend_buffer_t buffer, const struct ggml_tensor *
         }
     }
     if (!ok) {
-        GGML_LOG_ERROR("%s: tensor '%s': access failed\n", who, t->name);
+        GGML_ERROR_DEFAULT(GGML_ERROR_DEVICE, "%s: tensor '%s': access failed\n", who, t->name);
     }
     ggml_free_mem(full);
 }
@@ -524,14 +524,14 @@ static ggml_backend_buffer_t meta_buft_alloc_buffer(ggml_backend_buffer_type_t b
     struct meta_device * md = buft->context;
     struct meta_buffer * mb = ggml_calloc(1, sizeof(*mb));
     if (mb == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     mb->mdev = md;
     for (size_t j = 0; j < md->n_devs; j++) {
         mb->bufs[j] = ggml_backend_buft_alloc_buffer(ggml_backend_dev_buffer_type(md->devs[j]), size);
         if (mb->bufs[j] == NULL) {
-            GGML_LOG_ERROR("%s: %s: cannot allocate %zu bytes on device %zu (%s)\n", __func__, md->name, size, j,
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: %s: cannot allocate %zu bytes on device %zu (%s)\n", __func__, md->name, size, j,
                     ggml_backend_dev_name(md->devs[j]));
             for (size_t k = 0; k < j; k++) {
                 ggml_backend_buffer_free(mb->bufs[k]);
@@ -586,14 +586,14 @@ ggml_backend_buffer_t ggml_backend_meta_alloc_ctx_tensors_from_buft(struct ggml_
     }
     struct meta_buffer * mb = ggml_calloc(1, sizeof(*mb));
     if (mb == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     mb->mdev = md;
     for (size_t j = 0; j < n; j++) {
         mb->bufs[j] = ggml_backend_buft_alloc_buffer(ggml_backend_dev_buffer_type(md->devs[j]), dev_size[j]);
         if (mb->bufs[j] == NULL) {
-            GGML_LOG_ERROR("%s: %s: cannot allocate %zu bytes on device %zu (%s)\n", __func__, md->name, dev_size[j], j,
+            GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: %s: cannot allocate %zu bytes on device %zu (%s)\n", __func__, md->name, dev_size[j], j,
                     ggml_backend_dev_name(md->devs[j]));
             for (size_t k = 0; k < j; k++) {
                 ggml_backend_buffer_free(mb->bufs[k]);
@@ -623,7 +623,7 @@ ggml_backend_buffer_t ggml_backend_meta_alloc_ctx_tensors_from_buft(struct ggml_
         if (!meta_state_validate(&s, n, t, "get_split_state") ||
             ggml_backend_tensor_alloc(buffer, t, mb->fake_base + meta_off) != GGML_STATUS_SUCCESS ||
             (r = records_add(mb, t)) == NULL) {
-            GGML_LOG_ERROR("%s: placing '%s' failed\n", __func__, t->name);
+            GGML_ERROR_DEFAULT(GGML_ERROR_DEVICE, "%s: placing '%s' failed\n", __func__, t->name);
             ggml_backend_buffer_free(buffer);
             return NULL;
         }

@@ -108,7 +108,7 @@ static struct ggml_tensor * new_dev(struct gctx * g, size_t j, const struct ggml
     if (d != NULL) {
         memcpy(d->name, like->name, sizeof(d->name));
     } else {
-        GGML_LOG_ERROR("meta: out of graph memory for '%s'\n", like->name);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "meta: out of graph memory for '%s'\n", like->name);
     }
     return d;
 }
@@ -183,7 +183,7 @@ static enum ggml_status flush(struct gctx * g) {
             pthread_join(threads[j], NULL);
         }
         if (jobs[j].status != GGML_STATUS_SUCCESS && status == GGML_STATUS_SUCCESS) {
-            GGML_LOG_ERROR("meta: device %zu (%s) failed: %s\n", j, ggml_backend_name(g->mb->backends[j]), ggml_status_to_string(jobs[j].status));
+            GGML_ERROR_DEFAULT(GGML_ERROR_DEVICE, "meta: device %zu (%s) failed: %s\n", j, ggml_backend_name(g->mb->backends[j]), ggml_status_to_string(jobs[j].status));
             status = jobs[j].status;
         }
         g->pend[j]->n_nodes = 0;
@@ -241,12 +241,12 @@ static struct ginfo * src_info(struct gctx * g, const struct ggml_tensor * t) {
         return gi;
     }
     if (!in_this_device(g, t)) {
-        GGML_LOG_ERROR("meta: tensor '%s' is not in a buffer of %s\n", t->name, g->mb->md->name);
+        GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "meta: tensor '%s' is not in a buffer of %s\n", t->name, g->mb->md->name);
         return NULL;
     }
     gi = info_add(g, t);
     if (gi == NULL) {
-        GGML_LOG_ERROR("meta: out of memory\n");
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "meta: out of memory\n");
         return NULL;
     }
     if (t->view_src != NULL) {
@@ -327,7 +327,7 @@ static bool get_mir(struct gctx * g, struct ginfo * gi, enum ggml_status * statu
     ggml_free_mem(full);
     g->mb->us_gather += ggml_time_us() - t0;
     if (!ok) {
-        GGML_LOG_ERROR("meta: gathering '%s' failed (out of memory)\n", t->name);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "meta: gathering '%s' failed (out of memory)\n", t->name);
         gi->mir[0] = NULL;
         *status = GGML_STATUS_ALLOC_FAILED;
     }
@@ -572,11 +572,11 @@ static enum ggml_status meta_node(struct gctx * g, struct ggml_tensor * t) {
         }
     }
     if (!in_this_device(g, t)) {
-        GGML_LOG_ERROR("meta: node '%s' is not in a buffer of %s\n", t->name, g->mb->md->name);
+        GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "meta: node '%s' is not in a buffer of %s\n", t->name, g->mb->md->name);
         return GGML_STATUS_FAILED;
     }
     if (info_find(g, t) != NULL) {
-        GGML_LOG_ERROR("meta: node '%s' appears twice in the graph\n", t->name);
+        GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "meta: node '%s' appears twice in the graph\n", t->name);
         return GGML_STATUS_FAILED;
     }
     meta_state out;
@@ -595,7 +595,7 @@ static enum ggml_status meta_node(struct gctx * g, struct ggml_tensor * t) {
     }
     struct ginfo * gi = info_add(g, t);
     if (gi == NULL) {
-        GGML_LOG_ERROR("meta: out of memory\n");
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "meta: out of memory\n");
         return GGML_STATUS_ALLOC_FAILED;
     }
     gi->st = out;
@@ -626,7 +626,7 @@ static enum ggml_status meta_node(struct gctx * g, struct ggml_tensor * t) {
                 d = ggml_transpose(g->ctx[j], s);
             }
             if (d == NULL) {
-                GGML_LOG_ERROR("meta: cannot form the slice of '%s' on device %zu\n", t->name, j);
+                GGML_ERROR(GGML_ERROR_UNSUPPORTED, "meta: cannot form the slice of '%s' on device %zu\n", t->name, j);
                 return GGML_STATUS_FAILED;
             }
             d->buffer = s->view_src != NULL ? s->view_src->buffer : s->buffer;
@@ -642,7 +642,7 @@ static enum ggml_status meta_node(struct gctx * g, struct ggml_tensor * t) {
             return status != GGML_STATUS_SUCCESS ? status : GGML_STATUS_FAILED;
         }
         if (vs->st.axis != GGML_BACKEND_SPLIT_AXIS_MIRRORED) {
-            GGML_LOG_ERROR("meta: '%s' (%s) writes whole values into '%s', which is split (%s): not supported\n",
+            GGML_ERROR(GGML_ERROR_UNSUPPORTED, "meta: '%s' (%s) writes whole values into '%s', which is split (%s): not supported\n",
                     t->name, ggml_op_desc(t), t->view_src->name, ggml_backend_meta_split_axis_name(vs->st.axis));
             return GGML_STATUS_FAILED;
         }
@@ -665,7 +665,7 @@ static enum ggml_status meta_node(struct gctx * g, struct ggml_tensor * t) {
             struct ggml_tensor * over = t->op == GGML_OP_CPY ? si[1]->dev[j] : si[0]->dev[j];
             if (!ggml_are_same_shape(over, d) || t->view_src != (t->src[t->op == GGML_OP_CPY]->view_src ?
                     t->src[t->op == GGML_OP_CPY]->view_src : t->src[t->op == GGML_OP_CPY])) {
-                GGML_LOG_ERROR("meta: in-place '%s' (%s) on a split tensor is not supported\n", t->name, ggml_op_desc(t));
+                GGML_ERROR(GGML_ERROR_UNSUPPORTED, "meta: in-place '%s' (%s) on a split tensor is not supported\n", t->name, ggml_op_desc(t));
                 return GGML_STATUS_FAILED;
             }
             make_view(d, over, 0, over->nb);
@@ -742,7 +742,7 @@ enum ggml_status meta_graph_compute(ggml_backend_t backend, struct ggml_cgraph *
         }
     }
     if (status != GGML_STATUS_SUCCESS) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
     }
     for (int i = 0; i < n_nodes && status == GGML_STATUS_SUCCESS; i++) {
         struct ggml_tensor * t = ggml_graph_node(cgraph, i);

@@ -95,7 +95,7 @@ static bool tree_allreduce(ggml_backend_t * backends, size_t n, struct ggml_tens
         }
     }
     if (!ok) {
-        GGML_LOG_ERROR("%s: the reduction of '%s' failed\n", __func__, tensors[0]->name);
+        GGML_ERROR_DEFAULT(GGML_ERROR_DEVICE, "%s: the reduction of '%s' failed\n", __func__, tensors[0]->name);
     }
     for (size_t j = 0; j < n; j++) {
         ggml_backend_buffer_free(tmp_buf[j]);
@@ -109,7 +109,7 @@ bool meta_allreduce(struct meta_comm * comm, ggml_backend_t * backends, size_t n
         return true;
     }
     if (tensors[0]->type != GGML_TYPE_F32) {
-        GGML_LOG_ERROR("%s: partial sums of type %s cannot be reduced\n", __func__, ggml_type_name(tensors[0]->type));
+        GGML_ERROR(GGML_ERROR_UNSUPPORTED, "%s: partial sums of type %s cannot be reduced\n", __func__, ggml_type_name(tensors[0]->type));
         return false;
     }
     if (comm->allreduce != NULL && comm->allreduce(comm->ctx, tensors)) {

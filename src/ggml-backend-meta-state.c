@@ -50,14 +50,14 @@ bool meta_state_validate(meta_state * s, size_t n_devs, const struct ggml_tensor
         case GGML_BACKEND_SPLIT_AXIS_3:
             break;
         default:
-            GGML_LOG_ERROR("%s: tensor '%s': split axis %d is not a valid state\n", who, t->name, (int) s->axis);
+            GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "%s: tensor '%s': split axis %d is not a valid state\n", who, t->name, (int) s->axis);
             return false;
     }
     if (s->n_segments == 0) {
         s->n_segments = 1;
     }
     if (s->n_segments > 16 || s->n_segments * n_devs > 16*META_MAX_DEVS) {
-        GGML_LOG_ERROR("%s: tensor '%s': %u segments are more than 16\n", who, t->name, s->n_segments);
+        GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "%s: tensor '%s': %u segments are more than 16\n", who, t->name, s->n_segments);
         return false;
     }
     const int    axis = (int) s->axis;
@@ -68,13 +68,13 @@ bool meta_state_validate(meta_state * s, size_t n_devs, const struct ggml_tensor
             s->nr[seg] = 1;
         }
         if (s->nr[seg] > (1u << 20)) {
-            GGML_LOG_ERROR("%s: tensor '%s': segment %u repeats %u times\n", who, t->name, seg, s->nr[seg]);
+            GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "%s: tensor '%s': segment %u repeats %u times\n", who, t->name, seg, s->nr[seg]);
             return false;
         }
         for (size_t j = 0; j < n_devs; j++) {
             const int64_t e = s->ne[seg*n_devs + j];
             if (e < 0 || e > t->ne[axis] || e % blck != 0) {
-                GGML_LOG_ERROR("%s: tensor '%s': segment %u of device %zu has extent %lld (axis %d of size %lld, block %lld)\n",
+                GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "%s: tensor '%s': segment %u of device %zu has extent %lld (axis %d of size %lld, block %lld)\n",
                         who, t->name, seg, j, (long long) e, axis, (long long) t->ne[axis], (long long) blck);
                 return false;
             }
@@ -85,7 +85,7 @@ bool meta_state_validate(meta_state * s, size_t n_devs, const struct ggml_tensor
         }
     }
     if (total != t->ne[axis]) {
-        GGML_LOG_ERROR("%s: tensor '%s': the split extents add up to %lld, not to ne[%d] = %lld\n",
+        GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "%s: tensor '%s': the split extents add up to %lld, not to ne[%d] = %lld\n",
                 who, t->name, (long long) total, axis, (long long) t->ne[axis]);
         return false;
     }

@@ -137,7 +137,7 @@ ggml_backend_dev_t ggml_backend_meta_device(ggml_backend_dev_t * devs, size_t n_
     if (grown == NULL) {
         pthread_mutex_unlock(&g_meta_lock);
         ggml_free_mem(md);
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     g_meta_devs = grown;
@@ -222,7 +222,7 @@ static ggml_backend_t meta_dev_init_backend(ggml_backend_dev_t dev, const char *
     ggml_backend_t backend = mb ? ggml_calloc(1, sizeof(*backend)) : NULL;
     if (backend == NULL) {
         ggml_free_mem(mb);
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     mb->md = md;
@@ -230,7 +230,7 @@ static ggml_backend_t meta_dev_init_backend(ggml_backend_dev_t dev, const char *
     for (size_t j = 0; j < md->n_devs; j++) {
         mb->backends[j] = ggml_backend_dev_init(md->devs[j], params);
         if (mb->backends[j] == NULL) {
-            GGML_LOG_ERROR("%s: %s: device %zu (%s) gave no backend\n", __func__, md->name, j, ggml_backend_dev_name(md->devs[j]));
+            GGML_ERROR_DEFAULT(GGML_ERROR_DEVICE, "%s: %s: device %zu (%s) gave no backend\n", __func__, md->name, j, ggml_backend_dev_name(md->devs[j]));
             for (size_t k = 0; k < j; k++) {
                 ggml_backend_free(mb->backends[k]);
             }

@@ -16,6 +16,7 @@
 
 #include "ggml-impl.h"
 #include "test-backend.h"
+#include "test-control.h"
 #include "test-common.h"
 #include "test-meta-util.h"
 
@@ -81,6 +82,8 @@ static void test_garbage_callback(void) {
         TEST_CHECK_MSG(ggml_backend_alloc_ctx_tensors_from_buft(w, ggml_backend_dev_buffer_type(md)) == NULL,
                 "garbage %d: allocation refused", g_garbage_kind);
         TEST_CHECK(test_log_error_count() > 0);
+        TEST_CHECK_MSG(ggml_last_error() == GGML_ERROR_INVALID_ARGUMENT, "garbage %d: last error %s", g_garbage_kind,
+                ggml_error_code_name(ggml_last_error()));
         test_log_capture_end();
         // placed one by one, the state is asked on first use: data access and compute refused
         ggml_backend_buffer_t buf = ggml_backend_buft_alloc_buffer(ggml_backend_dev_buffer_type(md), 1 << 16);
@@ -217,7 +220,7 @@ static void test_alloc_faults(void) {
     int n_failed_clean = 0, n_ok = 0;
     for (long n = 1; n < 100000; n++) {
         test_log_capture_begin();
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         ggml_backend_t backend = ggml_backend_dev_init(md, NULL);
         float * out = NULL;
         int64_t n_out = 0;
@@ -225,8 +228,8 @@ static void test_alloc_faults(void) {
             out = mu_run_once(backend, ggml_backend_dev_buffer_type(md), mu_build_block, &g_small, 9, &n_out);
             ggml_backend_free(backend);
         }
-        const long used = ggml_alloc_fault_count();
-        ggml_alloc_fault_set(0);
+        const long used = test_alloc_fault_count();
+        test_alloc_fault_set(0);
         const int errs = test_log_error_count();
         test_log_capture_end();
         if (out != NULL && errs == 0) {

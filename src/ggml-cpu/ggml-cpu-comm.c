@@ -21,7 +21,7 @@ void * ggml_backend_cpu_comm_init(ggml_backend_t * backends, size_t n_backends) 
     }
     struct cpu_comm * c = ggml_malloc(sizeof(*c));
     if (c == NULL) {
-        GGML_LOG_ERROR("%s: out of memory\n", __func__);
+        GGML_ERROR(GGML_ERROR_OUT_OF_MEMORY, "%s: out of memory\n", __func__);
         return NULL;
     }
     c->n = n_backends;
