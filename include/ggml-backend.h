@@ -237,6 +237,15 @@ extern "C" {
     };
     typedef struct ggml_backend_feature * (*ggml_backend_get_features_t)(ggml_backend_reg_t reg);
 
+    // "ggml_backend_comm_init", "ggml_backend_comm_free", "ggml_backend_comm_allreduce_tensor":
+    // fast communication between the backends of one registry, used by the meta device.
+    // init returns a context for the n_backends backends (NULL when it cannot); allreduce sums
+    // tensors[0..n_backends-1] (one per backend, same shape, F32) element-wise into all of them
+    // and returns false when it cannot (the caller then reduces by other means).
+    typedef void * (*ggml_backend_comm_init_t)(ggml_backend_t * backends, size_t n_backends);
+    typedef void   (*ggml_backend_comm_free_t)(void * comm_ctx);
+    typedef bool   (*ggml_backend_comm_allreduce_tensor_t)(void * comm_ctx, struct ggml_tensor ** tensors);
+
     //
     // The global registry of backends and devices
     //
@@ -355,6 +364,49 @@ extern "C" {
     GGML_API void                 ggml_backend_sched_reset(ggml_backend_sched_t sched);
 
     GGML_API void                 ggml_backend_sched_set_eval_callback(ggml_backend_sched_t sched, ggml_backend_sched_eval_callback callback, void * user_data);
+
+    //
+    // The meta device: one logical device made of 1 to GGML_BACKEND_META_MAX_DEVICES simple
+    // devices (tensor parallelism). Every tensor has a split state; see docs/meta-device.md.
+    //
+
+    #define GGML_BACKEND_META_MAX_DEVICES 16
+
+    enum ggml_backend_meta_split_axis {
+        // each device holds a slice along this dimension
+        GGML_BACKEND_SPLIT_AXIS_0 = 0,
+        GGML_BACKEND_SPLIT_AXIS_1 = 1,
+        GGML_BACKEND_SPLIT_AXIS_2 = 2,
+        GGML_BACKEND_SPLIT_AXIS_3 = 3,
+
+        GGML_BACKEND_SPLIT_AXIS_MIRRORED = 10, // every device holds all values
+        GGML_BACKEND_SPLIT_AXIS_PARTIAL  = 11, // the value is the sum of the devices' tensors
+
+        // internal bookkeeping
+        GGML_BACKEND_SPLIT_AXIS_NONE    = 98,
+        GGML_BACKEND_SPLIT_AXIS_UNKNOWN = 99,
+    };
+    GGML_API const char * ggml_backend_meta_split_axis_name(enum ggml_backend_meta_split_axis split_axis);
+
+    struct ggml_backend_meta_split_state {
+        enum ggml_backend_meta_split_axis axis;
+        // for a dimension split: ne[s*n_devs + j] is device j's share of segment s; segment s
+        // repeats nr[s] times (0 reads as 1), so the full extent along the axis is
+        // sum_s nr[s] * sum_j ne[s*n_devs + j], laid out as
+        // [seg0_dev0_r0, seg0_dev1_r0, ..., seg0_dev0_r1, ..., seg1_dev0_r0, ...]
+        int64_t  ne[16*GGML_BACKEND_META_MAX_DEVICES];
+        uint32_t nr[16];
+        uint32_t n_segments; // 0 reads as 1
+    };
+
+    // the split state of a statically allocated tensor (weights); compute tensors get theirs
+    // from their sources
+    typedef struct ggml_backend_meta_split_state (*ggml_backend_meta_get_split_state_t)(const struct ggml_tensor * tensor, void * userdata);
+
+    // a meta device over devs[0..n_devs-1] (repeats allowed); the same arguments give the same
+    // device; NULL (logged) on bad arguments
+    GGML_API ggml_backend_dev_t ggml_backend_meta_device(
+            ggml_backend_dev_t * devs, size_t n_devs, ggml_backend_meta_get_split_state_t get_split_state, void * get_split_state_ud);
 
     //
     // Utilities

@@ -240,6 +240,9 @@ ggml_backend_buffer_t ggml_backend_alloc_ctx_tensors_from_buft(struct ggml_conte
     if (!ctx_check_args(ctx, buft, __func__)) {
         return NULL;
     }
+    if (ggml_backend_buft_is_meta(buft)) {
+        return ggml_backend_meta_alloc_ctx_tensors_from_buft(ctx, buft); // devices hold only their slices
+    }
     struct alloc_walk w = { ctx, buft, { NULL, 0, 0 } };
     bool ok = ctx_walk(ctx, buft, alloc_range, &w);
 

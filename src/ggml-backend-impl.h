@@ -100,6 +100,16 @@ extern "C" {
     GGML_API bool                  ggml_backend_buffer_is_multi_buffer(ggml_backend_buffer_t buffer);
     GGML_API void                  ggml_backend_multi_buffer_set_usage(ggml_backend_buffer_t buffer, enum ggml_backend_buffer_usage usage);
 
+    // the meta device (ggml-backend-meta.c): which objects belong to one, and its simple backends
+    GGML_API bool           ggml_backend_is_meta(ggml_backend_t backend);
+    GGML_API bool           ggml_backend_buffer_is_meta(ggml_backend_buffer_t buf);
+    GGML_API bool           ggml_backend_buft_is_meta(ggml_backend_buffer_type_t buft);
+    GGML_API size_t         ggml_backend_meta_n_backends(ggml_backend_t meta_backend);
+    GGML_API ggml_backend_t ggml_backend_meta_simple_backend(ggml_backend_t meta_backend, size_t index);
+    // ggml_backend_alloc_ctx_tensors_from_buft for a meta buffer type: each device stores only
+    // its part of every tensor (its slice, or the whole value when mirrored or partial)
+    GGML_API ggml_backend_buffer_t ggml_backend_meta_alloc_ctx_tensors_from_buft(struct ggml_context * ctx, ggml_backend_buffer_type_t buft);
+
     //
     // Backend (stream)
     //

@@ -9,6 +9,7 @@
 #endif
 
 #include "ggml-cpu-impl.h"
+#include "ggml-cpu-comm.h"
 
 #include <stdatomic.h>
 #include "ggml-backend-impl.h"
@@ -529,6 +530,9 @@ static void * cpu_reg_get_proc_address(ggml_backend_reg_t reg, const char * name
         { "ggml_backend_cpu_set_threadpool",  (void *) ggml_backend_cpu_set_threadpool     },
         { "ggml_threadpool_new",              (void *) ggml_threadpool_new                 },
         { "ggml_threadpool_free",             (void *) ggml_threadpool_free                },
+        { "ggml_backend_comm_init",             (void *) ggml_backend_cpu_comm_init             },
+        { "ggml_backend_comm_free",             (void *) ggml_backend_cpu_comm_free             },
+        { "ggml_backend_comm_allreduce_tensor", (void *) ggml_backend_cpu_comm_allreduce_tensor },
     };
     for (size_t i = 0; i < sizeof(procs)/sizeof(procs[0]); i++) {
         if (strcmp(procs[i].name, name) == 0) {
