@@ -49,8 +49,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
     build_and_test build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=address,undefined -DGGML_NATIVE=OFF
 
 # ThreadSanitizer on the tests that run several threads (the thread pool, the scheduler, the
-# registry, concurrent backends); the other tests are single-threaded and covered above
-tsan_tests="test-cpu-threadpool|test-cpu-backend|test-sched|test-sched-run|test-backend-reg|test-concurrency"
+# registry, concurrent backends, the meta device's per-device threads); the other tests are single-threaded and covered above
+tsan_tests="test-cpu-threadpool|test-cpu-backend|test-sched|test-sched-run|test-backend-reg|test-concurrency|test-meta-block"
 echo "== configure build/tsan"
 cmake -S . -B build/tsan -DGGML_BUILD_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGGML_SANITIZE=thread >build/tsan.configure.log 2>&1 \
     || { cat build/tsan.configure.log; exit 1; }
