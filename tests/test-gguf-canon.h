@@ -18,7 +18,7 @@ struct canon_text {
     size_t cap;
 };
 
-static void canon_printf(struct canon_text * t, const char * fmt, ...) {
+static inline void canon_printf(struct canon_text * t, const char * fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char tmp[512];
@@ -45,7 +45,7 @@ static void canon_printf(struct canon_text * t, const char * fmt, ...) {
     t->s[t->len] = '\0';
 }
 
-static void canon_hex(struct canon_text * t, const char * s) {
+static inline void canon_hex(struct canon_text * t, const char * s) {
     if (s == NULL || s[0] == '\0') {
         canon_printf(t, "-");
         return;
@@ -55,7 +55,7 @@ static void canon_hex(struct canon_text * t, const char * s) {
     }
 }
 
-static uint64_t canon_fnv1a64(const void * data, size_t n) {
+static inline uint64_t canon_fnv1a64(const void * data, size_t n) {
     uint64_t h = 0xcbf29ce484222325ULL;
     const unsigned char * p = data;
     for (size_t i = 0; i < n; i++) {
@@ -65,7 +65,7 @@ static uint64_t canon_fnv1a64(const void * data, size_t n) {
     return h;
 }
 
-static uint64_t canon_tensor_hash(struct ggml_context * ctx_data, const char * name, size_t size) {
+static inline uint64_t canon_tensor_hash(struct ggml_context * ctx_data, const char * name, size_t size) {
     struct ggml_tensor * t = ctx_data != NULL ? ggml_get_tensor(ctx_data, name) : NULL;
     if (t == NULL || t->data == NULL || ggml_nbytes(t) != size) {
         return 0;
@@ -73,7 +73,7 @@ static uint64_t canon_tensor_hash(struct ggml_context * ctx_data, const char * n
     return canon_fnv1a64(t->data, size);
 }
 
-static void canon_value(struct canon_text * t, enum gguf_type type, const void * p) {
+static inline void canon_value(struct canon_text * t, enum gguf_type type, const void * p) {
     switch (type) {
         case GGUF_TYPE_UINT8:   canon_printf(t, "%u", (unsigned) *(const uint8_t *) p); break;
         case GGUF_TYPE_INT8:    canon_printf(t, "%d", (int) *(const int8_t *) p); break;
@@ -90,7 +90,7 @@ static void canon_value(struct canon_text * t, enum gguf_type type, const void *
     }
 }
 
-static size_t canon_type_size(enum gguf_type type) {
+static inline size_t canon_type_size(enum gguf_type type) {
     switch (type) {
         case GGUF_TYPE_UINT8: case GGUF_TYPE_INT8: case GGUF_TYPE_BOOL: return 1;
         case GGUF_TYPE_UINT16: case GGUF_TYPE_INT16: return 2;
@@ -100,7 +100,7 @@ static size_t canon_type_size(enum gguf_type type) {
 }
 
 // ctx_data: the tensors with their data, as gguf_init_* made them (NULL: hashes printed as 0)
-static char * canon_dump(const struct gguf_context * g, struct ggml_context * ctx_data) {
+static inline char * canon_dump(const struct gguf_context * g, struct ggml_context * ctx_data) {
     struct canon_text t = { 0 };
     canon_printf(&t, "version %" PRIu32 "\nalignment %zu\n", gguf_get_version(g), gguf_get_alignment(g));
     if (gguf_get_n_tensors(g) > 0) {
@@ -145,7 +145,7 @@ static char * canon_dump(const struct gguf_context * g, struct ggml_context * ct
 }
 
 // the whole file in memory (NULL when it cannot be read); *size receives its size
-static void * canon_read_file(const char * path, size_t * size) {
+static inline void * canon_read_file(const char * path, size_t * size) {
     FILE * f = fopen(path, "rb");
     if (f == NULL) {
         return NULL;
