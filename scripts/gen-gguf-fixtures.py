@@ -116,6 +116,13 @@ def main():
     add_tensors(w)
     finish(w, path)
 
+    # a tensor holding a NaN: read fine, refused by `gguf check`
+    path = os.path.join(out_dir, "nan-f32.gguf")
+    w = Writer(path, arch="fixture")
+    w.add_tensor("good", np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32))
+    w.add_tensor("bad", np.array([1.0, np.nan, 3.0, 4.0], dtype=np.float32))
+    finish(w, path)
+
     # nothing but the header and the architecture
     path = os.path.join(out_dir, "minimal.gguf")
     w = Writer(path, arch="fixture")

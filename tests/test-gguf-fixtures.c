@@ -13,7 +13,7 @@
 
 #include <unistd.h>
 
-static const char * const FIXTURES[] = { "kv-all-types", "tensors-align32", "tensors-align64", "minimal" };
+static const char * const FIXTURES[] = { "kv-all-types", "tensors-align32", "tensors-align64", "nan-f32", "minimal" };
 
 static void data_path(char * out, size_t n, const char * name, const char * ext) {
     // __FILE__ is the absolute path of this source under CMake
