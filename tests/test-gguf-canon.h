@@ -21,28 +21,30 @@ struct canon_text {
 static inline void canon_printf(struct canon_text * t, const char * fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char tmp[512];
-    const int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+    va_list ap2;
+    va_copy(ap2, ap);
+    const int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0) {
+        va_end(ap2);
         return;
     }
-    const size_t k = (size_t) n < sizeof(tmp) ? (size_t) n : sizeof(tmp) - 1;
-    if (t->len + k + 1 > t->cap) {
+    if (t->len + (size_t) n + 1 > t->cap) {
         size_t cap = t->cap == 0 ? 4096 : t->cap;
-        while (cap < t->len + k + 1) {
+        while (cap < t->len + (size_t) n + 1) {
             cap *= 2;
         }
         char * s = realloc(t->s, cap);
         if (s == NULL) {
+            va_end(ap2);
             return;
         }
         t->s = s;
         t->cap = cap;
     }
-    memcpy(t->s + t->len, tmp, k);
-    t->len += k;
-    t->s[t->len] = '\0';
+    vsnprintf(t->s + t->len, (size_t) n + 1, fmt, ap2);
+    va_end(ap2);
+    t->len += (size_t) n;
 }
 
 static inline void canon_hex(struct canon_text * t, const char * s) {

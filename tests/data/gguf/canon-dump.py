@@ -9,7 +9,7 @@ C tests (tests/test-gguf-fixtures.c, tests/test-gguf-interop.c) print the same w
 
 Integers in decimal, f32 as %.9g, f64 as %.17g, bools 0/1, strings as the hex of their UTF-8
 bytes ("-" when empty). Exit status 77 when the gguf package is not installed.
-Usage: canon-dump.py FILE
+Usage: canon-dump.py [--no-data] FILE   (--no-data: every data hash printed as 0)
 """
 import sys
 
@@ -53,7 +53,7 @@ def fmt(t, part) -> str:
     return str(int(v))
 
 
-def dump(path: str) -> str:
+def dump(path: str, with_data: bool = True) -> str:
     r = GGUFReader(path)
     out = []
     out.append("version %d" % int(r.fields["GGUF.version"].parts[-1][0]))
@@ -76,15 +76,16 @@ def dump(path: str) -> str:
             out.append(" ".join(["kv", key, TYPE_NAMES[t], fmt(t, f.parts[f.data[0]])]))
     for t in r.tensors:
         ne = [int(x) for x in t.shape] + [1] * (4 - len(t.shape))
-        data = np.ascontiguousarray(t.data).tobytes()
+        digest = fnv1a64(np.ascontiguousarray(t.data).tobytes()) if with_data else 0
         out.append("tensor %s %d %s %d %016x" % (hexs(t.name.encode("utf-8")), int(t.tensor_type),
                                                 ",".join(str(x) for x in ne), t.data_offset - r.data_offset,
-                                                fnv1a64(data)))
+                                                digest))
     return "\n".join(out) + "\n"
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = [a for a in sys.argv[1:] if a != "--no-data"]
+    if len(args) != 1:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
-    sys.stdout.write(dump(sys.argv[1]))
+    sys.stdout.write(dump(args[0], with_data="--no-data" not in sys.argv))
