@@ -6,6 +6,7 @@
 #
 #   scripts/quant-rmse-peer.sh [path/to/llama_cpp_python-X.tar.gz]
 # Needs: cmake, a C and C++ compiler, pip (to download the sdist when no path is given).
+# PEER_CACHE=dir keeps the family's build there between runs (outside the repository).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,21 +27,28 @@ PEER=$(ls -d "$TMP"/llama_cpp_python-*/vendor/llama.cpp/ggml)
 # the sdist leaves out ggml's pkg-config template, which its CMake configures unconditionally
 [ -f "$PEER/ggml.pc.in" ] || : > "$PEER/ggml.pc.in"
 
-cmake -S "$PEER" -B "$TMP/peer-build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=ON \
-    -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF >/dev/null
-cmake --build "$TMP/peer-build" --target ggml-base -j"$JOBS" >/dev/null
-PEER_LIB=$(dirname "$(find "$TMP/peer-build" -name 'libggml-base.so' | head -1)")
+PEER_BUILD=${PEER_CACHE:-$TMP/peer-build}
+if [ ! -f "$PEER_BUILD/done" ]; then
+    cmake -S "$PEER" -B "$PEER_BUILD" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=ON \
+        -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF >/dev/null
+    cmake --build "$PEER_BUILD" --target ggml-base -j"$JOBS" >/dev/null
+    mkdir -p "$PEER_BUILD/include" && cp "$PEER"/include/*.h "$PEER_BUILD/include/"
+    touch "$PEER_BUILD/done"
+fi
+PEER_LIB=$(dirname "$(find "$PEER_BUILD" -name 'libggml-base.so' | head -1)")
 
 cmake -S "$ROOT" -B "$TMP/our-build" -DCMAKE_BUILD_TYPE=Release -DGGML_BUILD_TESTS=OFF >/dev/null
 cmake --build "$TMP/our-build" --target ggml-static -j"$JOBS" >/dev/null
 OUR_LIB=$(find "$TMP/our-build" -name 'libggml.a' | head -1)
 
-cc -O2 -std=c11 -I"$PEER/include" "$ROOT/scripts/quant-rmse-peer.c" -L"$PEER_LIB" -lggml-base \
+cc -O2 -std=c11 -I"$PEER_BUILD/include" "$ROOT/scripts/quant-rmse-peer.c" -L"$PEER_LIB" -lggml-base \
     -Wl,-rpath,"$PEER_LIB" -lm -o "$TMP/peer-rmse"
 cc -O2 -std=c11 -I"$ROOT/include" "$ROOT/scripts/quant-rmse-peer.c" "$OUR_LIB" -lm -lpthread -ldl -o "$TMP/our-rmse"
 
 "$TMP/our-rmse" > "$TMP/our.txt"
 "$TMP/peer-rmse" > "$TMP/peer.txt"
 echo "Gaussian rows (sigma 1), 64 x 4096; imatrix log-normal (sigma 1.5); wrmse weighted by the imatrix"
-paste "$TMP/our.txt" "$TMP/peer.txt" | awk 'NR == 1 { printf "%-8s %12s %12s %12s %12s %12s %12s\n", "type", "rmse", "peer", "rmse_imat", "peer", "wrmse_imat", "peer"; next }
-    { printf "%-8s %12.6f %12.6f %12.6f %12.6f %12.6f %12.6f\n", $1, $2, $7, $3, $8, $5, $10 }'
+echo "bytes: 'same' where our quantized bytes equal the family's (without / with the imatrix)"
+paste "$TMP/our.txt" "$TMP/peer.txt" | awk 'NR == 1 { printf "%-8s %10s %10s %10s %10s %10s %10s  %s\n", "type", "rmse", "peer", "rmse_imat", "peer", "wrmse_imat", "peer", "bytes"; next }
+    { printf "%-8s %10.6f %10.6f %10.6f %10.6f %10.6f %10.6f  %s / %s\n", $1, $2, $9, $3, $10, $5, $12,
+      ($6 == $13 ? "same" : "differ"), ($7 == $14 ? "same" : "differ") }'

@@ -291,9 +291,8 @@ void quantize_row_iq4_nl_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT v
         iq4_weights(xb, qw ? qw + i*QK4_NL : NULL, sigma2, w);
         const float d = iq4_group_scale(xb, w, L, 7);
         y[i].d = FP16(d);
-        // requantize against the stored (fp16) scale
-        const float ds = F32(y[i].d);
-        const float id = ds ? 1.0f / ds : 0.0f;
+        // the indices for the searched scale itself (as the family does; not its fp16 rounding)
+        const float id = d ? 1.0f / d : 0.0f;
         for (int j = 0; j < 32; j++) {
             L[j] = (uint8_t) ggml_quant_best_index_int8(16, ggml_kvalues_iq4nl, id * xb[j]);
         }
@@ -333,7 +332,7 @@ void quantize_row_iq4_xs_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT v
         for (int ib = 0; ib < QK_K/32; ib++) {
             int l = ggml_nearest_int(id * scales[ib]);
             l = l < -32 ? -32 : (l > 31 ? 31 : l);
-            const float dl  = F32(y[i].d) * (float) l;
+            const float dl  = d * (float) l;
             const float idl = dl ? 1.0f / dl : 0.0f;
             for (int j = 0; j < 32; j++) {
                 L[32*ib + j] = (uint8_t) ggml_quant_best_index_int8(16, ggml_kvalues_iq4nl, idl * xs[32*ib + j]);

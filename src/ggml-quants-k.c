@@ -42,18 +42,31 @@ static void pack_2bit(const uint8_t * L, uint8_t * qs) {
 
 static void quantize_block_q2_K(const float * x, block_q2_K * y, const float * qw, float sigma2) {
     uint8_t L[QK_K], Laux[16];
-    float   w[16], scales[QK_K/16], mins[QK_K/16];
+    float   w[16], sw[QK_K/16], scales[QK_K/16], mins[QK_K/16];
     float   max_scale = 0.0f, max_min = 0.0f;
     for (int j = 0; j < QK_K/16; j++) {
         const float * xb = x + 16*j;
+        sw[j] = 0.0f;
         for (int l = 0; l < 16; l++) {
             w[l] = qw ? qw[16*j + l] * sqrtf(sigma2 + xb[l] * xb[l]) : fabsf(xb[l]);
+            sw[j] += w[l];
         }
-        scales[j] = ggml_quant_search_asym(16, 3, xb, w, L + 16*j, &mins[j], Laux, -0.5f, 0.1f, 15, qw == NULL);
+        scales[j] = qw ? ggml_quant_search_asym(16, 3, xb, w, L + 16*j, &mins[j], Laux, -0.9f, 0.05f, 36, false)
+                       : ggml_quant_search_asym(16, 3, xb, w, L + 16*j, &mins[j], Laux, -0.5f, 0.1f, 15, true);
         max_scale = fmaxf(max_scale, scales[j]);
         max_min   = fmaxf(max_min, mins[j]);
     }
-    if (max_scale > 0.0f) {
+    if (qw) {
+        // the 4-bit scales and mins weighted by how much their sub-block matters
+        uint8_t Ls[QK_K/16], Lm[QK_K/16];
+        const float d = ggml_quant_search_pos(QK_K/16, 15, scales, sw, Ls);
+        const float m = ggml_quant_search_pos(QK_K/16, 15, mins, sw, Lm);
+        for (int j = 0; j < QK_K/16; j++) {
+            y->scales[j] = (uint8_t)(Ls[j] | (Lm[j] << 4));
+        }
+        y->d    = FP16(d);
+        y->dmin = FP16(m);
+    } else if (max_scale > 0.0f) {
         const float iscale = 15.0f / max_scale;
         for (int j = 0; j < QK_K/16; j++) {
             y->scales[j] = (uint8_t) clampi(ggml_nearest_int(iscale * scales[j]), 0, 15);
@@ -63,7 +76,9 @@ static void quantize_block_q2_K(const float * x, block_q2_K * y, const float * q
         memset(y->scales, 0, sizeof(y->scales));
         y->d = FP16(0.0f);
     }
-    if (max_min > 0.0f) {
+    if (qw) {
+        // scales and mins set above
+    } else if (max_min > 0.0f) {
         const float iscale = 15.0f / max_min;
         for (int j = 0; j < QK_K/16; j++) {
             y->scales[j] |= (uint8_t)(clampi(ggml_nearest_int(iscale * mins[j]), 0, 15) << 4);
@@ -130,26 +145,41 @@ static int q3_K_scale(const uint8_t * s, int j) {
 
 static void quantize_block_q3_K(const float * x, block_q3_K * y, const float * qw, float sigma2) {
     uint8_t L[QK_K];
-    float   w[16], scales[QK_K/16];
+    float   w[16], sw[QK_K/16], scales[QK_K/16];
     float   max_scale = 0.0f, amax = 0.0f;
     for (int j = 0; j < QK_K/16; j++) {
         const float * xb = x + 16*j;
+        sw[j] = 0.0f;
         if (qw) {
             for (int l = 0; l < 16; l++) {
                 w[l] = qw[16*j + l] * sqrtf(sigma2 + xb[l] * xb[l]);
+                sw[j] += w[l];
             }
         }
-        scales[j] = ggml_quant_search_sym(16, 4, xb, qw ? w : NULL, L + 16*j);
+        // no imatrix: the family's reference (one start scale, then refinement)
+        scales[j] = qw ? ggml_quant_search_sym(16, 4, xb, w, L + 16*j, 9, true)
+                       : ggml_quant_search_sym(16, 4, xb, NULL, L + 16*j, 0, true);
         if (fabsf(scales[j]) > amax) {
             amax      = fabsf(scales[j]);
             max_scale = scales[j];
         }
     }
     memset(y->scales, 0, sizeof(y->scales));
-    if (max_scale) {
+    uint8_t Ls[QK_K/16];
+    float   d_block = 0.0f;
+    if (qw && max_scale) {
+        // the 6-bit signed scales weighted by how much their sub-block matters
+        d_block = ggml_quant_search_sym(QK_K/16, 32, scales, sw, Ls, 9, true);
+    } else if (max_scale) {
         const float iscale = -32.0f / max_scale;
         for (int j = 0; j < QK_K/16; j++) {
-            const int l = clampi(ggml_nearest_int(iscale * scales[j]), -32, 31) + 32;
+            Ls[j] = (uint8_t)(clampi(ggml_nearest_int(iscale * scales[j]), -32, 31) + 32);
+        }
+        d_block = 1.0f / iscale;
+    }
+    if (max_scale) {
+        for (int j = 0; j < QK_K/16; j++) {
+            const int l = Ls[j];
             if (j < 8) {
                 y->scales[j] = (uint8_t)(l & 0xF);
             } else {
@@ -157,7 +187,7 @@ static void quantize_block_q3_K(const float * x, block_q3_K * y, const float * q
             }
             y->scales[j%4 + 8] |= (uint8_t)((l >> 4) << (2*(j/4)));
         }
-        y->d = FP16(1.0f / iscale);
+        y->d = FP16(d_block);
     } else {
         y->d = FP16(0.0f);
     }
@@ -184,7 +214,7 @@ void quantize_row_q3_K_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy,
     block_q3_K * y = vy;
     for (int64_t i = 0; i < k / QK_K; i++) {
         const float * xb = x + i*QK_K;
-        quantize_block_q3_K(xb, &y[i], qw ? qw + i*QK_K : NULL, qw ? sigma2_of(xb, QK_K) : 0.0f);
+        quantize_block_q3_K(xb, &y[i], qw ? qw + i*QK_K : NULL, qw ? 2.0f * sigma2_of(xb, QK_K) : 0.0f);
     }
 }
 
@@ -232,9 +262,9 @@ static void get_scale_min_k4(int j, const uint8_t * q, uint8_t * d, uint8_t * m)
 static void quantize_scales_k4(const float * x, int nmax, const float * qw, uint8_t * L, uint8_t * packed,
                                ggml_fp16_t * dh, ggml_fp16_t * dminh) {
     uint8_t Laux[32];
-    float   w[32], scales[QK_K/32], mins[QK_K/32];
+    float   w[32], sw[QK_K/32], scales[QK_K/32], mins[QK_K/32];
     float   max_scale = 0.0f, max_min = 0.0f;
-    const float sigma2 = qw ? sigma2_of(x, QK_K) : 0.0f;
+    const float sigma2 = qw ? 2.0f * sigma2_of(x, QK_K) : 0.0f;
     for (int j = 0; j < QK_K/32; j++) {
         const float * xb = x + 32*j;
         float sum_x2 = 0.0f;
@@ -242,21 +272,35 @@ static void quantize_scales_k4(const float * x, int nmax, const float * qw, uint
             sum_x2 += xb[l] * xb[l];
         }
         const float av_x = sqrtf(sum_x2 / 32.0f);
+        sw[j] = 0.0f;
         for (int l = 0; l < 32; l++) {
             w[l] = qw ? qw[32*j + l] * sqrtf(sigma2 + xb[l] * xb[l]) : av_x + fabsf(xb[l]);
+            sw[j] += w[l];
         }
-        scales[j] = nmax == 15
+        scales[j] = qw ? ggml_quant_search_asym(32, nmax, xb, w, L + 32*j, &mins[j], Laux, -0.9f, 0.05f, 36, false)
+                  : nmax == 15
             ? ggml_quant_search_asym(32, nmax, xb, w, L + 32*j, &mins[j], Laux, -1.0f, 0.1f, 20, false)
             : ggml_quant_search_asym(32, nmax, xb, w, L + 32*j, &mins[j], Laux, -0.5f, 0.1f, 15, false);
         max_scale = fmaxf(max_scale, scales[j]);
         max_min   = fmaxf(max_min, mins[j]);
     }
-    const float inv_scale = max_scale > 0.0f ? 63.0f / max_scale : 0.0f;
-    const float inv_min   = max_min   > 0.0f ? 63.0f / max_min   : 0.0f;
+    // 6-bit scales and mins: with weights, fitted to the sub-blocks' total weights
+    uint8_t Ls[QK_K/32], Lm[QK_K/32];
+    float   d_all = max_scale / 63.0f, m_all = max_min / 63.0f;
+    if (qw) {
+        d_all = ggml_quant_search_pos(QK_K/32, 63, scales, sw, Ls);
+        m_all = ggml_quant_search_pos(QK_K/32, 63, mins, sw, Lm);
+    } else {
+        const float inv_scale = max_scale > 0.0f ? 63.0f / max_scale : 0.0f;
+        const float inv_min   = max_min   > 0.0f ? 63.0f / max_min   : 0.0f;
+        for (int j = 0; j < QK_K/32; j++) {
+            Ls[j] = (uint8_t) clampi(ggml_nearest_int(inv_scale * scales[j]), 0, 63);
+            Lm[j] = (uint8_t) clampi(ggml_nearest_int(inv_min * mins[j]), 0, 63);
+        }
+    }
     memset(packed, 0, K_SCALE_SIZE);
     for (int j = 0; j < QK_K/32; j++) {
-        const int ls = clampi(ggml_nearest_int(inv_scale * scales[j]), 0, 63);
-        const int lm = clampi(ggml_nearest_int(inv_min * mins[j]), 0, 63);
+        const int ls = Ls[j], lm = Lm[j];
         if (j < 4) {
             packed[j]     = (uint8_t) ls;
             packed[j + 4] = (uint8_t) lm;
@@ -266,8 +310,8 @@ static void quantize_scales_k4(const float * x, int nmax, const float * qw, uint
             packed[j]     |= (uint8_t)((lm >> 4) << 6);
         }
     }
-    *dh    = FP16(max_scale / 63.0f);
-    *dminh = FP16(max_min / 63.0f);
+    *dh    = FP16(d_all);
+    *dminh = FP16(m_all);
     for (int j = 0; j < QK_K/32; j++) {
         uint8_t sc, m;
         get_scale_min_k4(j, packed, &sc, &m);
@@ -380,18 +424,14 @@ void dequantize_row_q5_K(const void * GGML_RESTRICT vx, float * GGML_RESTRICT y,
 void quantize_row_q6_K_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy, int64_t k, const float * qw) {
     block_q6_K * y = vy;
     uint8_t L[QK_K];
-    float   w[16], scales[QK_K/16];
+    float   scales[QK_K/16];
     for (int64_t i = 0; i < k / QK_K; i++, x += QK_K) {
-        const float sigma2 = qw ? sigma2_of(x, QK_K) : 0.0f;
         float max_scale = 0.0f, amax = 0.0f;
         for (int ib = 0; ib < QK_K/16; ib++) {
             const float * xb = x + 16*ib;
-            if (qw) {
-                for (int l = 0; l < 16; l++) {
-                    w[l] = qw[i*QK_K + 16*ib + l] * sqrtf(sigma2 + xb[l] * xb[l]);
-                }
-            }
-            scales[ib] = ggml_quant_search_sym(16, 32, xb, qw ? w : NULL, L + 16*ib);
+            // the family weights Q6_K by the importance alone (6 bits leave little to trade)
+            scales[ib] = ggml_quant_search_sym(16, 32, xb, qw ? qw + i*QK_K + 16*ib : NULL, L + 16*ib, 9,
+                                               qw != NULL);
             if (fabsf(scales[ib]) > amax) {
                 amax      = fabsf(scales[ib]);
                 max_scale = scales[ib];

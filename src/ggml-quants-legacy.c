@@ -174,42 +174,21 @@ static void block_weights(const float * x, const float * qw, float sigma2, float
     }
 }
 
-static void quantize_row_sym_w(const float * x, ggml_fp16_t * dh, uint8_t * qs, uint8_t * qh, size_t stride,
-                               int64_t k, const float * qw, int nlev) {
-    const float sigma2 = row_sigma2(x, k);
-    float   w[QK4_0];
-    uint8_t L[QK4_0];
-    for (int64_t i = 0; i < k / QK4_0; i++) {
-        const float * xb = x + i*QK4_0;
-        block_weights(xb, qw + i*QK4_0, sigma2, w, QK4_0);
-        const float d = ggml_quant_search_sym(QK4_0, nlev / 2, xb, w, L);
-        *(ggml_fp16_t *) (void *) ((char *) dh + i*stride) = FP16(d);
-        pack_nibbles(L, qs + i*stride, QK4_0/2);
-        if (qh) {
-            const uint32_t h = fifth_bits(L, QK4_0);
-            memcpy(qh + i*stride, &h, sizeof(h));
-        }
-    }
+// one block: levels L and the scale (and for the asymmetric formats the offset, returned in *m)
+static float sym_w_block(const float * xb, const float * qw, float sigma2, int nlev, uint8_t * L) {
+    float w[QK4_0];
+    block_weights(xb, qw, sigma2, w, QK4_0);
+    return ggml_quant_search_sym(QK4_0, nlev / 2, xb, w, L, 9, true);
 }
 
-static void quantize_row_asym_w(const float * x, ggml_fp16_t * dh, ggml_fp16_t * mh, uint8_t * qs, uint8_t * qh,
-                                size_t stride, int64_t k, const float * qw, int nlev) {
-    const float sigma2 = row_sigma2(x, k);
+static float asym_w_block(const float * xb, const float * qw, float sigma2, int nlev, uint8_t * L, float * m) {
     float   w[QK4_1];
-    uint8_t L[QK4_1], Laux[QK4_1];
-    for (int64_t i = 0; i < k / QK4_1; i++) {
-        const float * xb = x + i*QK4_1;
-        block_weights(xb, qw + i*QK4_1, sigma2, w, QK4_1);
-        float min;
-        const float d = ggml_quant_search_asym(QK4_1, nlev - 1, xb, w, L, &min, Laux, -0.9f, 0.05f, 36, false);
-        *(ggml_fp16_t *) (void *) ((char *) dh + i*stride) = FP16(d);
-        *(ggml_fp16_t *) (void *) ((char *) mh + i*stride) = FP16(-min);
-        pack_nibbles(L, qs + i*stride, QK4_1/2);
-        if (qh) {
-            const uint32_t h = fifth_bits(L, QK4_1);
-            memcpy(qh + i*stride, &h, sizeof(h));
-        }
-    }
+    uint8_t Laux[QK4_1];
+    block_weights(xb, qw, sigma2, w, QK4_1);
+    float min;
+    const float d = ggml_quant_search_asym(QK4_1, nlev - 1, xb, w, L, &min, Laux, -0.9f, 0.025f, 72, false);
+    *m = -min;
+    return d;
 }
 
 void quantize_row_q4_0_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy, int64_t k, const float * qw) {
@@ -218,7 +197,12 @@ void quantize_row_q4_0_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy,
         return;
     }
     block_q4_0 * y = vy;
-    quantize_row_sym_w(x, &y->d, y->qs, NULL, sizeof(*y), k, qw, 16);
+    const float sigma2 = row_sigma2(x, k);
+    uint8_t L[QK4_0];
+    for (int64_t i = 0; i < k / QK4_0; i++) {
+        y[i].d = FP16(sym_w_block(x + i*QK4_0, qw + i*QK4_0, sigma2, 16, L));
+        pack_nibbles(L, y[i].qs, QK4_0/2);
+    }
 }
 
 void quantize_row_q5_0_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy, int64_t k, const float * qw) {
@@ -227,7 +211,14 @@ void quantize_row_q5_0_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy,
         return;
     }
     block_q5_0 * y = vy;
-    quantize_row_sym_w(x, &y->d, y->qs, y->qh, sizeof(*y), k, qw, 32);
+    const float sigma2 = row_sigma2(x, k);
+    uint8_t L[QK5_0];
+    for (int64_t i = 0; i < k / QK5_0; i++) {
+        y[i].d = FP16(sym_w_block(x + i*QK5_0, qw + i*QK5_0, sigma2, 32, L));
+        pack_nibbles(L, y[i].qs, QK5_0/2);
+        const uint32_t qh = fifth_bits(L, QK5_0);
+        memcpy(y[i].qh, &qh, sizeof(qh));
+    }
 }
 
 void quantize_row_q4_1_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy, int64_t k, const float * qw) {
@@ -236,7 +227,14 @@ void quantize_row_q4_1_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy,
         return;
     }
     block_q4_1 * y = vy;
-    quantize_row_asym_w(x, &y->d, &y->m, y->qs, NULL, sizeof(*y), k, qw, 16);
+    const float sigma2 = row_sigma2(x, k);
+    uint8_t L[QK4_1];
+    for (int64_t i = 0; i < k / QK4_1; i++) {
+        float m;
+        y[i].d = FP16(asym_w_block(x + i*QK4_1, qw + i*QK4_1, sigma2, 16, L, &m));
+        y[i].m = FP16(m);
+        pack_nibbles(L, y[i].qs, QK4_1/2);
+    }
 }
 
 void quantize_row_q5_1_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy, int64_t k, const float * qw) {
@@ -245,7 +243,16 @@ void quantize_row_q5_1_w(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy,
         return;
     }
     block_q5_1 * y = vy;
-    quantize_row_asym_w(x, &y->d, &y->m, y->qs, y->qh, sizeof(*y), k, qw, 32);
+    const float sigma2 = row_sigma2(x, k);
+    uint8_t L[QK5_1];
+    for (int64_t i = 0; i < k / QK5_1; i++) {
+        float m;
+        y[i].d = FP16(asym_w_block(x + i*QK5_1, qw + i*QK5_1, sigma2, 32, L, &m));
+        y[i].m = FP16(m);
+        pack_nibbles(L, y[i].qs, QK5_1/2);
+        const uint32_t qh = fifth_bits(L, QK5_1);
+        memcpy(y[i].qh, &qh, sizeof(qh));
+    }
 }
 
 //

@@ -14,7 +14,7 @@ static float weight_of(const float * w, const float * x, int i) {
     return w ? w[i] : x[i] * x[i];
 }
 
-float ggml_quant_search_sym(int n, int nmax, const float * x, const float * w, uint8_t * L) {
+float ggml_quant_search_sym(int n, int nmax, const float * x, const float * w, uint8_t * L, int ncand, bool refine) {
     float amax = 0.0f, max = 0.0f;
     for (int i = 0; i < n; i++) {
         const float ax = fabsf(x[i]);
@@ -27,10 +27,11 @@ float ggml_quant_search_sym(int n, int nmax, const float * x, const float * w, u
         memset(L, 0, (size_t) n);
         return 0.0f;
     }
-    // the largest magnitude maps to -nmax (the extra negative level); then try scales around it
+    // the largest magnitude maps to -nmax (the extra negative level) first; then the candidates
+    // -(nmax + 0.1 is) / max for |is| <= ncand replace it only when strictly better
     float best_scale = 0.0f, best = 0.0f;
-    bool  have = false;
-    for (int is = -9; is <= 9; is++) {
+    for (int c = 0; c <= 2*ncand + 1; c++) {
+        const int   is     = c == 0 ? 0 : c - 1 - ncand;
         const float iscale = -((float) nmax + 0.1f * (float) is) / max;
         float sumlx = 0.0f, suml2 = 0.0f;
         for (int i = 0; i < n; i++) {
@@ -40,9 +41,8 @@ float ggml_quant_search_sym(int n, int nmax, const float * x, const float * w, u
             sumlx += wi * x[i] * (float) l;
             suml2 += wi * (float) l * (float) l;
         }
-        if (suml2 > 0.0f && (!have || sumlx * sumlx > best * suml2)) {
-            have       = true;
-            best_scale = sumlx / suml2;
+        if (c == 0 || (suml2 > 0.0f && sumlx * sumlx > best * suml2)) {
+            best_scale = suml2 > 0.0f ? sumlx / suml2 : 0.0f;
             best       = best_scale * sumlx;
             for (int i = 0; i < n; i++) {
                 int l = ggml_nearest_int(iscale * x[i]);
@@ -51,14 +51,107 @@ float ggml_quant_search_sym(int n, int nmax, const float * x, const float * w, u
             }
         }
     }
-    if (!have) {
-        memset(L, 0, (size_t) n);
+    if (!refine) {
+        return best_scale;
+    }
+    // coordinate descent: move one level at a time to the best level for the scale fitted to the
+    // others, while that raises sumlx^2 / suml2 (equivalently lowers the weighted error)
+    float sumlx = 0.0f, suml2 = 0.0f;
+    for (int i = 0; i < n; i++) {
+        const float l = (float) (L[i] - nmax), wi = weight_of(w, x, i);
+        sumlx += wi * x[i] * l;
+        suml2 += wi * l * l;
+    }
+    for (int pass = 0; pass < 5; pass++) {
+        int changed = 0;
         for (int i = 0; i < n; i++) {
-            L[i] = (uint8_t) nmax;
+            const float wi = weight_of(w, x, i);
+            const float l  = (float) (L[i] - nmax);
+            float slx = sumlx - wi * x[i] * l;
+            float sl2 = suml2 - wi * l * l;
+            if (slx <= 0.0f) {
+                continue;
+            }
+            int nl = ggml_nearest_int(x[i] * sl2 / slx);
+            nl = nl < -nmax ? -nmax : (nl > nmax - 1 ? nmax - 1 : nl);
+            if (nl == L[i] - nmax) {
+                continue;
+            }
+            slx += wi * x[i] * (float) nl;
+            sl2 += wi * (float) nl * (float) nl;
+            if (sl2 > 0.0f && slx * slx * suml2 > sumlx * sumlx * sl2) {
+                L[i]  = (uint8_t)(nl + nmax);
+                sumlx = slx;
+                suml2 = sl2;
+                changed++;
+            }
         }
+        if (!changed) {
+            break;
+        }
+    }
+    return suml2 > 0.0f ? sumlx / suml2 : best_scale;
+}
+
+float ggml_quant_search_pos(int n, int nmax, const float * x, const float * w, uint8_t * L) {
+    float max = 0.0f;
+    for (int i = 0; i < n; i++) {
+        max = fmaxf(max, x[i]);
+    }
+    if (!(max > 0.0f)) {
+        memset(L, 0, (size_t) n);
         return 0.0f;
     }
-    return best_scale;
+    float best_scale = max / (float) nmax, best = -1.0f;
+    for (int is = -4; is <= 4; is++) {
+        const float iscale = ((float) nmax + 0.1f * (float) is) / max;
+        float sumlx = 0.0f, suml2 = 0.0f;
+        for (int i = 0; i < n; i++) {
+            const int l = ggml_nearest_int(iscale * x[i]);
+            const float lf = (float) (l < 0 ? 0 : (l > nmax ? nmax : l));
+            sumlx += w[i] * x[i] * lf;
+            suml2 += w[i] * lf * lf;
+        }
+        if (suml2 > 0.0f && sumlx * sumlx > best * suml2) {
+            best_scale = sumlx / suml2;
+            best       = best_scale * sumlx;
+        }
+    }
+    // levels for the chosen scale, then one level at a time while the weighted fit improves
+    float sumlx = 0.0f, suml2 = 0.0f;
+    for (int i = 0; i < n; i++) {
+        const int l = ggml_nearest_int(x[i] / best_scale);
+        L[i] = (uint8_t)(l < 0 ? 0 : (l > nmax ? nmax : l));
+        sumlx += w[i] * x[i] * (float) L[i];
+        suml2 += w[i] * (float) L[i] * (float) L[i];
+    }
+    for (int pass = 0; pass < 5; pass++) {
+        int changed = 0;
+        for (int i = 0; i < n; i++) {
+            float slx = sumlx - w[i] * x[i] * (float) L[i];
+            float sl2 = suml2 - w[i] * (float) L[i] * (float) L[i];
+            if (!(slx > 0.0f && sl2 > 0.0f)) {
+                continue;
+            }
+            int nl = ggml_nearest_int(x[i] * sl2 / slx);
+            nl = nl < 0 ? 0 : (nl > nmax ? nmax : nl);
+            if (nl == L[i]) {
+                continue;
+            }
+            slx += w[i] * x[i] * (float) nl;
+            sl2 += w[i] * (float) nl * (float) nl;
+            if (slx * slx * suml2 > sumlx * sumlx * sl2) {
+                L[i]  = (uint8_t) nl;
+                sumlx = slx;
+                suml2 = sl2;
+                changed++;
+            }
+        }
+        if (!changed) {
+            break;
+        }
+    }
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
 }
 
 float ggml_quant_search_asym(int n, int nmax, const float * x, const float * w, uint8_t * L, float * the_min,

@@ -18,6 +18,7 @@ _Static_assert(sizeof(block_iq1_s) == 50 && sizeof(block_iq1_m) == 56, "IQ1 bloc
 _Static_assert(sizeof(block_iq4_nl) == 18 && sizeof(block_iq4_xs) == 136, "IQ4 block sizes");
 _Static_assert(sizeof(block_tq1_0) == 54 && sizeof(block_tq2_0) == 66, "ternary block sizes");
 _Static_assert(sizeof(block_mxfp4) == 17 && sizeof(block_nvfp4) == 36, "FP4 block sizes");
+_Static_assert(sizeof(block_q1_0) == 18 && sizeof(block_q2_0) == 18, "Q1_0 / Q2_0 block sizes");
 
 // adapters for the types without an importance-weighted variant: the weights are not used
 #define ROW_W_IGNORING_WEIGHTS(t)                                                                      \
@@ -32,6 +33,8 @@ ROW_W_IGNORING_WEIGHTS(q8_K)
 ROW_W_IGNORING_WEIGHTS(mxfp4)
 ROW_W_IGNORING_WEIGHTS(tq1_0)
 ROW_W_IGNORING_WEIGHTS(tq2_0)
+ROW_W_IGNORING_WEIGHTS(q1_0)
+ROW_W_IGNORING_WEIGHTS(q2_0)
 
 ggml_quantize_row_w_t ggml_quants_row_w(enum ggml_type type) {
     switch (type) {
@@ -52,6 +55,8 @@ ggml_quantize_row_w_t ggml_quants_row_w(enum ggml_type type) {
         case GGML_TYPE_MXFP4:  return quantize_row_mxfp4_noweights;
         case GGML_TYPE_TQ1_0:  return quantize_row_tq1_0_noweights;
         case GGML_TYPE_TQ2_0:  return quantize_row_tq2_0_noweights;
+        case GGML_TYPE_Q1_0:   return quantize_row_q1_0_noweights;
+        case GGML_TYPE_Q2_0:   return quantize_row_q2_0_noweights;
         default:               return NULL;
     }
 }
@@ -160,6 +165,8 @@ static struct scale_fields fp16_scales_of(enum ggml_type type) {
         case GGML_TYPE_IQ4_XS:  s.off[0] = offsetof(block_iq4_xs, d); break;
         case GGML_TYPE_TQ1_0:   s.off[0] = offsetof(block_tq1_0, d); break;
         case GGML_TYPE_TQ2_0:   s.off[0] = offsetof(block_tq2_0, d); break;
+        case GGML_TYPE_Q1_0:    s.off[0] = offsetof(block_q1_0, d); break;
+        case GGML_TYPE_Q2_0:    s.off[0] = offsetof(block_q2_0, d); break;
         default: break;
     }
     return s;

@@ -22,6 +22,8 @@
 #    define GGML_QUANTS_NO_CONTRACT
 #endif
 
+#define QK1_0 128
+#define QK2_0 64
 #define QK4_0 32
 #define QK4_1 32
 #define QK5_0 32
@@ -37,6 +39,8 @@
 #endif
 #define K_SCALE_SIZE 12
 
+typedef struct { ggml_fp16_t d; uint8_t qs[QK1_0 / 8]; } block_q1_0;
+typedef struct { ggml_fp16_t d; uint8_t qs[QK2_0 / 4]; } block_q2_0;
 typedef struct { ggml_fp16_t d; uint8_t qs[QK4_0 / 2]; } block_q4_0;
 typedef struct { ggml_fp16_t d; ggml_fp16_t m; uint8_t qs[QK4_1 / 2]; } block_q4_1;
 typedef struct { ggml_fp16_t d; uint8_t qh[4]; uint8_t qs[QK5_0 / 2]; } block_q5_0;
@@ -109,6 +113,9 @@ GGML_QUANTS_ROW_FNS(iq4_xs) GGML_QUANTS_ROW_W_FN(iq4_xs)
 // FP4 (ggml-quants-fp4.c): NVFP4 dequantization only
 GGML_QUANTS_ROW_FNS(mxfp4)
 void dequantize_row_nvfp4(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k);
+// Q1_0 / Q2_0 (ggml-quants-q1q2.c)
+GGML_QUANTS_ROW_FNS(q1_0)
+GGML_QUANTS_ROW_FNS(q2_0)
 // ternary (ggml-quants-ternary.c)
 GGML_QUANTS_ROW_FNS(tq1_0)
 GGML_QUANTS_ROW_FNS(tq2_0)
@@ -127,12 +134,16 @@ ggml_quantize_row_w_t ggml_quants_row_w(enum ggml_type type);
 
 // Scale searches shared by the quantizers (ggml-quants-search.c).
 // Symmetric: levels L[i] in [0, 2*nmax) (value l - nmax), weights w (NULL: x^2); returns the
-// scale minimising sum w (x - scale*(L - nmax))^2 over a set of candidate scales.
-float ggml_quant_search_sym(int n, int nmax, const float * x, const float * w, uint8_t * L);
+// scale minimising sum w (x - scale*(L - nmax))^2 over the candidate scales -(nmax + 0.1 i)/max,
+// |i| <= ncand, then (refine) improved one level at a time.
+float ggml_quant_search_sym(int n, int nmax, const float * x, const float * w, uint8_t * L, int ncand, bool refine);
 // Asymmetric: levels L[i] in [0, nmax], x ~ scale*L - min with min >= 0 returned in *the_min;
 // candidates iscale = (rmin + rdelta*i + nmax) / (max - min) for i in [0, nstep]; use_mad
 // minimises the weighted absolute instead of squared error. Laux: scratch of n levels.
 float ggml_quant_search_asym(int n, int nmax, const float * x, const float * w, uint8_t * L, float * the_min,
                              uint8_t * Laux, float rmin, float rdelta, int nstep, bool use_mad);
+// Non-negative values x (block scales or mins) as levels L in [0, nmax] times one scale, weights w:
+// returns the scale (0 and all levels 0 when every x is 0).
+float ggml_quant_search_pos(int n, int nmax, const float * x, const float * w, uint8_t * L);
 // Index of the entry of the sorted table val[n] nearest to x.
 int ggml_quant_best_index_int8(int n, const int8_t * val, float x);

@@ -325,13 +325,15 @@ QUANT_BOTH(tq1_0, QK_K)
 QUANT_BOTH(tq2_0, QK_K)
 QUANT_BOTH(mxfp4, 32)
 QUANT_TO_FLOAT(nvfp4, 64)
+QUANT_BOTH(q1_0, 128)
+QUANT_BOTH(q2_0, 64)
 
 //
 // type traits
 //
 // Block sizes and block byte sizes are the ggml family's (ggml-common.h block structs), so that
 // tensors and files interoperate. Quantized types convert through ggml-quants*.c (to_float for
-// every type but Q1_0 / Q2_0, from_float_ref where a quantizer exists). The integer types and F64 have none either: there is no lossless float conversion to offer for
+// every type, from_float_ref where a quantizer exists). The integer types and F64 have none either: there is no lossless float conversion to offer for
 // I64/F64, and the ops that need integer conversions do them themselves. Removed ids (4, 5,
 // 31..33, 36..38) are left zeroed: blck_size 0 marks an id that is not a type.
 //
@@ -401,9 +403,9 @@ static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
     [GGML_TYPE_TQ2_0]   = TRAITS_QUANT_BOTH("tq2_0",   QK_K,  QK_K/4 + 2, tq2_0),
     [GGML_TYPE_MXFP4]   = TRAITS_QUANT_BOTH("mxfp4",   32,    1 + 16, mxfp4),
     [GGML_TYPE_NVFP4]   = TRAITS_QUANT_TO("nvfp4",   64,    64/16 + 64/2, nvfp4),
-    [GGML_TYPE_Q1_0]    = TRAITS_QUANT("q1_0",    128,   2 + 128/8),
+    [GGML_TYPE_Q1_0]    = TRAITS_QUANT_BOTH("q1_0",    128,   2 + 128/8, q1_0),
 
-    [GGML_TYPE_Q2_0]    = TRAITS_QUANT("q2_0",    64,    2 + 64/4),
+    [GGML_TYPE_Q2_0]    = TRAITS_QUANT_BOTH("q2_0",    64,    2 + 64/4, q2_0),
 
     // removed ids keep an entry of zeros with the family's names, so that programs looping over
     // every id (skipping block size 0) see what they see with the family's library

@@ -28,7 +28,8 @@ static const struct scale_field fp16_scales[] = {
     { GGML_TYPE_IQ3_XXS, offsetof(block_iq3_xxs, d) }, { GGML_TYPE_IQ3_S, offsetof(block_iq3_s, d) },
     { GGML_TYPE_IQ1_S, offsetof(block_iq1_s, d) },     { GGML_TYPE_IQ4_NL, offsetof(block_iq4_nl, d) },
     { GGML_TYPE_IQ4_XS, offsetof(block_iq4_xs, d) },   { GGML_TYPE_TQ1_0, offsetof(block_tq1_0, d) },
-    { GGML_TYPE_TQ2_0, offsetof(block_tq2_0, d) },
+    { GGML_TYPE_TQ2_0, offsetof(block_tq2_0, d) },     { GGML_TYPE_Q1_0, offsetof(block_q1_0, d) },
+    { GGML_TYPE_Q2_0, offsetof(block_q2_0, d) },
 };
 
 #define N_PER_ROW 512
@@ -137,10 +138,9 @@ static void test_chunk_bad_args(void) {
         TEST_CHECK_MSG(w == 0 && test_log_error_count() >= 1, "bad chunk case %zu: %zu bytes", i, w);
         test_log_capture_end();
     }
-    // no quantizer yet: IQ1/IQ2/IQ3, NVFP4, Q1_0, Q2_0 answer 0 with a log, never crash
+    // no quantizer yet: IQ1/IQ2/IQ3, NVFP4 answer 0 with a log, never crash
     const enum ggml_type none[] = { GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
-                                    GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M, GGML_TYPE_NVFP4,
-                                    GGML_TYPE_Q1_0, GGML_TYPE_Q2_0 };
+                                    GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M, GGML_TYPE_NVFP4 };
     for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
         ggml_quantize_init(none[i]);
         float im[256];
@@ -192,7 +192,7 @@ static void test_traits_bad_rows(void) {
     test_log_capture_end();
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
         const struct ggml_type_traits * tr = ggml_get_type_traits((enum ggml_type) t);
-        if (tr && tr->is_quantized && t != GGML_TYPE_Q1_0 && t != GGML_TYPE_Q2_0) {
+        if (tr && tr->is_quantized) {
             TEST_CHECK_MSG(tr->to_float != NULL, "%s has to_float", tr->type_name);
             TEST_CHECK_MSG((tr->from_float_ref != NULL) == (ggml_quants_row_w((enum ggml_type) t) != NULL),
                            "%s: from_float_ref where a quantizer exists", tr->type_name);

@@ -649,9 +649,7 @@ static void test_sizes(void) {
             TEST_CHECK(tt->blck_size == e->blck && tt->type_size == e->size && tt->is_quantized == e->quantized);
             TEST_CHECK(strcmp(tt->type_name, e->name) == 0);
             if (e->quantized) {
-                // every quantized type dequantizes except Q1_0 / Q2_0 (docs/quantization.md)
-                const bool no_deq = e->type == GGML_TYPE_Q1_0 || e->type == GGML_TYPE_Q2_0;
-                TEST_CHECK_MSG((tt->to_float == NULL) == no_deq, "%s: to_float", e->name);
+                TEST_CHECK_MSG(tt->to_float != NULL, "%s: to_float", e->name); // every quantized type
             }
         }
         TEST_CHECK(ggml_row_size(e->type, 0) == 0);
@@ -819,6 +817,12 @@ static void test_validate(void) {
     // sizes that are not a multiple of the type (block) size
     uint8_t raw[18 * 4 + 3];
     fill_random_bits(raw, sizeof(raw));
+    // the fp16 block scales (first 2 bytes of a Q4_0 block of 18, of a Q8_0 block of 34) must be
+    // finite to be valid: clear one exponent bit of each
+    for (size_t off = 1; off < sizeof(raw); off += 18) {
+        raw[off] &= 0xbf;
+    }
+    raw[35] &= 0xbf;
     test_log_capture_begin();
     TEST_CHECK(!ggml_validate_row_data(GGML_TYPE_F32, f32, 7));
     TEST_CHECK(!ggml_validate_row_data(GGML_TYPE_F16, f16, 3));
@@ -827,7 +831,7 @@ static void test_validate(void) {
     TEST_CHECK(test_log_error_count() == 4);
     test_log_capture_end();
 
-    // integer data: any bits are fine (a NaN pattern is just a number); quantized: size check only
+    // integer data: any bits are fine (a NaN pattern is just a number); quantized: finite scales
     test_log_capture_begin();
     const int32_t ints[4] = { 0x7fc00000, -1, 0x7f800000, 12345 };
     TEST_CHECK(ggml_validate_row_data(GGML_TYPE_I32, ints, sizeof(ints)));
