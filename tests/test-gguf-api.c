@@ -11,6 +11,7 @@
 #include "ggml.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "ggml-impl.h"   // ggml_alloc_fault_set
 #include "gguf.h"
 
 #include <math.h>
@@ -417,7 +418,45 @@ static void test_corrupt_input(void) {
     free(file);
 }
 
+// every allocation of reading, writing and setting fails in turn: a NULL / false result, no leak
+// (the sanitizer build checks), no crash
+static void test_allocation_failures(void) {
+    size_t size = 0;
+    unsigned char * file = small_file(&size);
+    if (file == NULL) return;
+    char fname[64];
+    snprintf(fname, sizeof(fname), "gguf-fault-%d.gguf", (int) getpid());
+    int failures_seen = 0;
+    bool completed = false;
+    test_log_capture_begin();
+    for (long n = 1; n < 400 && !completed; n++) {
+        ggml_alloc_fault_set(n);
+        struct ggml_context * cd = NULL;
+        struct gguf_init_params p = { false, &cd };
+        struct gguf_context * g = gguf_init_from_buffer(file, size, p);
+        bool ok = g != NULL;
+        if (ok) {
+            gguf_set_val_str(g, "added", "value");
+            const char * strs[2] = { "a", "b" };
+            gguf_set_arr_str(g, "added_arr", strs, 2);
+            ok = gguf_write_to_file(g, fname, false) && gguf_find_key(g, "added") >= 0 && gguf_find_key(g, "added_arr") >= 0;
+            gguf_free(g);
+            ggml_free(cd);
+        } else {
+            TEST_CHECK(cd == NULL);
+        }
+        completed = ok && ggml_alloc_fault_count() < n;   // the n-th allocation was never reached
+        failures_seen += !ok;
+    }
+    ggml_alloc_fault_set(0);
+    test_log_capture_end();
+    TEST_CHECK_MSG(completed && failures_seen > 5, "completed %d, %d failing runs", completed, failures_seen);
+    remove(fname);
+    free(file);
+}
+
 int main(void) {
+    test_allocation_failures();
     test_scalars();
     test_arrays();
     test_tensors_and_writing();
