@@ -254,10 +254,12 @@ int64_t gguf_remove_key(struct gguf_context * ctx, const char * key) {
     if (id < 0) {
         return -1;
     }
+    // key may be the pair's own string (gguf_get_key): compare before it is freed
+    const bool is_alignment = strcmp(key, GGUF_KEY_GENERAL_ALIGNMENT) == 0;
     gguf_kv_clear(&ctx->kv[id]);
     memmove(&ctx->kv[id], &ctx->kv[id + 1], (size_t) (ctx->n_kv - id - 1) * sizeof(ctx->kv[0]));
     ctx->n_kv--;
-    if (strcmp(key, GGUF_KEY_GENERAL_ALIGNMENT) == 0) {
+    if (is_alignment) {
         gguf_update_alignment(ctx);
     }
     return id;

@@ -61,6 +61,9 @@ static void test_scalars(void) {
     TEST_CHECK(strcmp(gguf_get_val_str(g, gguf_find_key(g, "u8")), "now a string") == 0);
     TEST_CHECK(gguf_remove_key(g, "i8") == 0 && gguf_get_n_kv(g) == 11 && gguf_find_key(g, "i8") == -1);
     TEST_CHECK(gguf_remove_key(g, "i8") == -1);
+    // the key given may be the pair's own string
+    TEST_CHECK(gguf_remove_key(g, gguf_get_key(g, 0)) == 0 && gguf_find_key(g, "u16") == -1);
+    gguf_set_val_u16(g, "u16", 65000);
 
     // misuse: logged, neutral results
     test_log_capture_begin();
