@@ -4,6 +4,7 @@
 Layers, from the bottom:
   core     src/*.c except the two below: tensors, ops, graphs, types, memory, log
   backend  src/ggml-backend*.c, src/ggml-alloc*.c: buffers, backends, registry, scheduler, allocators
+  gguf     src/gguf*.c: the model file format; it reads and writes tensors through backend buffers
   cpu      src/ggml-cpu/     } two backends side by side: they may use core and backend,
   opencl   src/ggml-opencl/  } not each other
 (tests and tools link the library and sit above everything; they are not checked here.)
@@ -24,7 +25,7 @@ import os
 import subprocess
 import sys
 
-LAYER_RANK = {"core": 0, "backend": 1, "cpu": 2, "opencl": 2}
+LAYER_RANK = {"core": 0, "backend": 1, "gguf": 2, "cpu": 3, "opencl": 3}
 
 
 def layer_of(path):
@@ -39,6 +40,8 @@ def layer_of(path):
         name = parts[1]
         if name.startswith("ggml-backend") or name.startswith("ggml-alloc"):
             return "backend"
+        if name.startswith("gguf"):
+            return "gguf"
         return "core"
     return None
 

@@ -11,7 +11,7 @@
 #include "ggml.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
-#include "ggml-impl.h"   // ggml_alloc_fault_set
+#include "test-control.h"
 #include "gguf.h"
 
 #include <math.h>
@@ -433,7 +433,7 @@ static void test_allocation_failures(void) {
     bool completed = false;
     test_log_capture_begin();
     for (long n = 1; n < 400 && !completed; n++) {
-        ggml_alloc_fault_set(n);
+        test_alloc_fault_set(n);
         struct ggml_context * cd = NULL;
         struct gguf_init_params p = { false, &cd };
         struct gguf_context * g = gguf_init_from_buffer(file, size, p);
@@ -448,10 +448,10 @@ static void test_allocation_failures(void) {
         } else {
             TEST_CHECK(cd == NULL);
         }
-        completed = ok && ggml_alloc_fault_count() < n;   // the n-th allocation was never reached
+        completed = ok && test_alloc_fault_count() < n;   // the n-th allocation was never reached
         failures_seen += !ok;
     }
-    ggml_alloc_fault_set(0);
+    test_alloc_fault_set(0);
     test_log_capture_end();
     TEST_CHECK_MSG(completed && failures_seen > 5, "completed %d, %d failing runs", completed, failures_seen);
     remove(fname);
