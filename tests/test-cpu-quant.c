@@ -6,7 +6,9 @@
 //     weight and activation rows, and against the portable kernel;
 //   - MUL_MAT with quantized weights through a graph (decode and prompt shapes, a broadcast
 //     batch, 2 threads, the level in use and reference mode) against the double-precision product
-//     of the dequantized weights and the float activations: normalized squared error <= 5e-4.
+//     of the dequantized weights and the float activations: normalized squared error <= 5e-4;
+//   - GET_ROWS of quantized rows (equal to to_float) and SET_ROWS of F32 rows into every type with a
+//     quantizer (bytes equal to from_float_ref).
 
 #include "ggml.h"
 #include "ggml-cpu.h"
@@ -244,6 +246,54 @@ static void check_mul_mat(enum ggml_type t, int64_t M, bool use_ref) {
     ggml_free(ctx);
 }
 
+// GET_ROWS of quantized rows (dequantized, bit for bit as to_float) and SET_ROWS of F32 rows into a
+// quantized tensor (bytes as from_float_ref), through a 2-thread graph
+static void check_rows(enum ggml_type t) {
+    const int64_t K = 512, R = 6;
+    struct ggml_init_params ip = { 4*1024*1024, NULL, false };
+    struct ggml_context * ctx = ggml_init(ip);
+    TEST_CHECK(ctx != NULL);
+    if (ctx == NULL) {
+        return;
+    }
+    const bool quantizer = ggml_get_type_traits(t)->from_float_ref != NULL;
+    struct ggml_tensor * a   = ggml_new_tensor_2d(ctx, t, K, R);
+    struct ggml_tensor * idx = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 3);
+    struct ggml_tensor * src = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, 3);
+    TEST_CHECK(make_weights(t, K*R, a->data));
+    const int32_t rows[3] = { 4, 0, 2 };
+    memcpy(idx->data, rows, sizeof(rows));
+    for (int64_t i = 0; i < K*3; i++) {
+        ((float *) src->data)[i] = rnd_gauss();
+    }
+    struct ggml_tensor * g = ggml_get_rows(ctx, a, idx);
+    struct ggml_cgraph * gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, g);
+    struct ggml_tensor * d = NULL;
+    if (quantizer) {
+        struct ggml_tensor * dst = ggml_new_tensor_2d(ctx, t, K, R);
+        memset(dst->data, 0, ggml_nbytes(dst));
+        d = ggml_set_rows(ctx, dst, src, idx);
+        ggml_build_forward_expand(gf, d);
+    }
+    TEST_CHECK_MSG(ggml_graph_compute_with_ctx(ctx, gf, 2) == GGML_STATUS_SUCCESS, "get/set_rows %s", ggml_type_name(t));
+    const size_t rs = ggml_row_size(t, K);
+    float * ref = malloc((size_t) K*sizeof(float));
+    uint8_t * q = malloc(rs);
+    for (int r = 0; r < 3 && ref != NULL && q != NULL; r++) {
+        ggml_get_type_traits(t)->to_float((const char *) a->data + rows[r]*rs, ref, K);
+        TEST_CHECK_MSG(memcmp(ref, (const float *) g->data + r*K, (size_t) K*sizeof(float)) == 0, "get_rows %s row %d",
+                       ggml_type_name(t), r);
+        if (d != NULL) {
+            ggml_get_type_traits(t)->from_float_ref((const float *) src->data + r*K, q, K);
+            TEST_CHECK_MSG(memcmp(q, (const char *) d->data + rows[r]*rs, rs) == 0, "set_rows %s row %d", ggml_type_name(t), r);
+        }
+    }
+    free(ref);
+    free(q);
+    ggml_free(ctx);
+}
+
 int main(void) {
     check_traits();
     const enum ggml_cpu_isa_level top = ggml_cpu_isa();
@@ -265,6 +315,7 @@ int main(void) {
         check_mul_mat((enum ggml_type) t, 1, false);
         check_mul_mat((enum ggml_type) t, 37, false);
         check_mul_mat((enum ggml_type) t, 3, true);
+        check_rows((enum ggml_type) t);
     }
     return test_finish("test-cpu-quant");
 }

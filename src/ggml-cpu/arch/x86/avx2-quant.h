@@ -1,6 +1,6 @@
 #pragma once
 
-// Internal to arch/x86/: the AVX2 quantized dot products (avx2-quant.c) and the initializer of the
+// Internal to arch/x86/: the AVX2 quantized dot products (avx2-quant.c, avx2-quant-k.c) and the initializer of the
 // AVX2 table's quant member (avx2.c). Slots left out inherit the portable kernels.
 
 #include "x86-kernels.h"
@@ -9,7 +9,7 @@
 #define GGML_CPU_Q_DECL_AVX2(t) \
     void ggml_cpu_q_dot_##t##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc);
 GGML_CPU_Q_DECL_AVX2(q4_0) GGML_CPU_Q_DECL_AVX2(q4_1) GGML_CPU_Q_DECL_AVX2(q5_0) GGML_CPU_Q_DECL_AVX2(q5_1)
-GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl)
+GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl) GGML_CPU_Q_DECL_AVX2(q4_K) GGML_CPU_Q_DECL_AVX2(q6_K)
 #undef GGML_CPU_Q_DECL_AVX2
 
 #define GGML_CPU_QUANT_AVX2_SLOTS { \
@@ -19,5 +19,7 @@ GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl)
     [GGML_TYPE_Q5_1]   = { GGML_TYPE_Q8_1, ggml_cpu_q_dot_q5_1_avx2, NULL }, \
     [GGML_TYPE_Q8_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q8_0_avx2, NULL }, \
     [GGML_TYPE_IQ4_NL] = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_iq4_nl_avx2, NULL }, \
+    [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_avx2, NULL }, \
+    [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_avx2, NULL }, \
 }
 #endif
