@@ -10,6 +10,7 @@
     void ggml_cpu_q_dot_##t##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc);
 GGML_CPU_Q_DECL_AVX2(q4_0) GGML_CPU_Q_DECL_AVX2(q4_1) GGML_CPU_Q_DECL_AVX2(q5_0) GGML_CPU_Q_DECL_AVX2(q5_1)
 GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl) GGML_CPU_Q_DECL_AVX2(q4_K) GGML_CPU_Q_DECL_AVX2(q6_K)
+GGML_CPU_Q_DECL_AVX2(q5_K) GGML_CPU_Q_DECL_AVX2(iq4_xs)
 #undef GGML_CPU_Q_DECL_AVX2
 
 #define GGML_CPU_QUANT_AVX2_SLOTS { \
@@ -21,5 +22,7 @@ GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl) GGML_CPU_Q_DECL_AVX2(q4_
     [GGML_TYPE_IQ4_NL] = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_iq4_nl_avx2, NULL }, \
     [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_avx2, NULL }, \
     [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_avx2, NULL }, \
+    [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_avx2, NULL }, \
+    [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL }, \
 }
 #endif
