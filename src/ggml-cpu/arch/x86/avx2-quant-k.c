@@ -58,7 +58,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q4_K_avx2(int n, float * s, size_t bs, cons
             acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p1, _mm256_set1_epi16((short) sc[2*p + 1])));
             mins += mn[2*p]*(y[i].bsums[4*p] + y[i].bsums[4*p + 1]) + mn[2*p + 1]*(y[i].bsums[4*p + 2] + y[i].bsums[4*p + 3]);
         }
-        sum += GGML_FP16_TO_FP32(x[i].d)*y[i].d*(float) qk_hsum_i32(acc) - GGML_FP16_TO_FP32(x[i].dmin)*y[i].d*(float) mins;
+        sum += q_fp16_avx2(x[i].d)*y[i].d*(float) qk_hsum_i32(acc) - q_fp16_avx2(x[i].dmin)*y[i].d*(float) mins;
     }
     *s = sum;
 }
@@ -98,7 +98,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q6_K_avx2(int n, float * s, size_t bs, cons
                 offs += sc[2*r]*y[i].bsums[g] + sc[2*r + 1]*y[i].bsums[g + 1];
             }
         }
-        sum += GGML_FP16_TO_FP32(x[i].d)*y[i].d*(float) (qk_hsum_i32(acc) - 32*offs);
+        sum += q_fp16_avx2(x[i].d)*y[i].d*(float) (qk_hsum_i32(acc) - 32*offs);
     }
     *s = sum;
 }
@@ -131,7 +131,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q5_K_avx2(int n, float * s, size_t bs, cons
             acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u1, a1), _mm256_set1_epi16((short) sc[2*p + 1])));
             mins += mn[2*p]*(y[i].bsums[4*p] + y[i].bsums[4*p + 1]) + mn[2*p + 1]*(y[i].bsums[4*p + 2] + y[i].bsums[4*p + 3]);
         }
-        sum += GGML_FP16_TO_FP32(x[i].d)*y[i].d*(float) qk_hsum_i32(acc) - GGML_FP16_TO_FP32(x[i].dmin)*y[i].d*(float) mins;
+        sum += q_fp16_avx2(x[i].d)*y[i].d*(float) qk_hsum_i32(acc) - q_fp16_avx2(x[i].dmin)*y[i].d*(float) mins;
     }
     *s = sum;
 }
@@ -155,7 +155,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq4_xs_avx2(int n, float * s, size_t bs, co
             const __m256i p  = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w));
             acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, _mm256_set1_epi16((short) (ls - 32))));
         }
-        sum += GGML_FP16_TO_FP32(x[i].d)*y[i].d*(float) qk_hsum_i32(acc);
+        sum += q_fp16_avx2(x[i].d)*y[i].d*(float) qk_hsum_i32(acc);
     }
     *s = sum;
 }

@@ -66,7 +66,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q4_0_avx2(int n, float * s, size_t bs, cons
     __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n/QK8_0; i++) {
         const __m256i w = _mm256_sub_epi8(q_nibbles(x[i].qs), _mm256_set1_epi8(8));
-        const __m256 d = _mm256_set1_ps(GGML_FP16_TO_FP32(x[i].d)*GGML_FP16_TO_FP32(y[i].d));
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(x[i].d)*q_fp16_avx2(y[i].d));
         acc = _mm256_fmadd_ps(d, q_dot_i8(w, q_load32(y[i].qs)), acc);
     }
     *s = q_hsum(acc);
@@ -79,9 +79,9 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q4_1_avx2(int n, float * s, size_t bs, cons
     __m256 acc = _mm256_setzero_ps();
     float  mins = 0.0f;
     for (int i = 0; i < n/QK8_1; i++) {
-        const __m256 d = _mm256_set1_ps(GGML_FP16_TO_FP32(x[i].d)*GGML_FP16_TO_FP32(y[i].d));
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(x[i].d)*q_fp16_avx2(y[i].d));
         acc = _mm256_fmadd_ps(d, q_dot_u8(q_nibbles(x[i].qs), q_load32(y[i].qs)), acc);
-        mins += GGML_FP16_TO_FP32(x[i].m)*GGML_FP16_TO_FP32(y[i].s);
+        mins += q_fp16_avx2(x[i].m)*q_fp16_avx2(y[i].s);
     }
     *s = q_hsum(acc) + mins;
 }
@@ -93,7 +93,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q5_0_avx2(int n, float * s, size_t bs, cons
     __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n/QK8_0; i++) {
         const __m256i w = _mm256_sub_epi8(_mm256_or_si256(q_nibbles(x[i].qs), q_high_bits(x[i].qh)), _mm256_set1_epi8(16));
-        const __m256 d = _mm256_set1_ps(GGML_FP16_TO_FP32(x[i].d)*GGML_FP16_TO_FP32(y[i].d));
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(x[i].d)*q_fp16_avx2(y[i].d));
         acc = _mm256_fmadd_ps(d, q_dot_i8(w, q_load32(y[i].qs)), acc);
     }
     *s = q_hsum(acc);
@@ -107,9 +107,9 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q5_1_avx2(int n, float * s, size_t bs, cons
     float  mins = 0.0f;
     for (int i = 0; i < n/QK8_1; i++) {
         const __m256i w = _mm256_or_si256(q_nibbles(x[i].qs), q_high_bits(x[i].qh));
-        const __m256 d = _mm256_set1_ps(GGML_FP16_TO_FP32(x[i].d)*GGML_FP16_TO_FP32(y[i].d));
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(x[i].d)*q_fp16_avx2(y[i].d));
         acc = _mm256_fmadd_ps(d, q_dot_u8(w, q_load32(y[i].qs)), acc);
-        mins += GGML_FP16_TO_FP32(x[i].m)*GGML_FP16_TO_FP32(y[i].s);
+        mins += q_fp16_avx2(x[i].m)*q_fp16_avx2(y[i].s);
     }
     *s = q_hsum(acc) + mins;
 }
@@ -120,7 +120,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_q8_0_avx2(int n, float * s, size_t bs, cons
     const block_q8_0 * y = vy;
     __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n/QK8_0; i++) {
-        const __m256 d = _mm256_set1_ps(GGML_FP16_TO_FP32(x[i].d)*GGML_FP16_TO_FP32(y[i].d));
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(x[i].d)*q_fp16_avx2(y[i].d));
         acc = _mm256_fmadd_ps(d, q_dot_i8(q_load32(x[i].qs), q_load32(y[i].qs)), acc);
     }
     *s = q_hsum(acc);
@@ -135,7 +135,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq4_nl_avx2(int n, float * s, size_t bs, co
     __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n/QK8_0; i++) {
         const __m256i w = _mm256_shuffle_epi8(vals, q_nibbles(x[i].qs));
-        const __m256 d = _mm256_set1_ps(GGML_FP16_TO_FP32(x[i].d)*GGML_FP16_TO_FP32(y[i].d));
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(x[i].d)*q_fp16_avx2(y[i].d));
         acc = _mm256_fmadd_ps(d, q_dot_i8(w, q_load32(y[i].qs)), acc);
     }
     *s = q_hsum(acc);

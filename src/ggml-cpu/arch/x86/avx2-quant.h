@@ -6,6 +6,13 @@
 #include "x86-kernels.h"
 
 #if GGML_CPU_X86
+#include <immintrin.h>
+
+// fp16 scale to float with F16C, inline (ggml_compute_fp16_to_fp32 is a call per block); exact
+GGML_TARGET_AVX2 static inline float q_fp16_avx2(ggml_fp16_t h) {
+    return _cvtsh_ss(h);
+}
+
 #define GGML_CPU_Q_DECL_AVX2(t) \
     void ggml_cpu_q_dot_##t##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc);
 GGML_CPU_Q_DECL_AVX2(q4_0) GGML_CPU_Q_DECL_AVX2(q4_1) GGML_CPU_Q_DECL_AVX2(q5_0) GGML_CPU_Q_DECL_AVX2(q5_1)
