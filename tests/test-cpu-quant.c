@@ -7,8 +7,8 @@
 //   - MUL_MAT with quantized weights through a graph (decode and prompt shapes, a broadcast
 //     batch, 2 threads, the level in use and reference mode) against the double-precision product
 //     of the dequantized weights and the float activations: normalized squared error <= 5e-4;
-//   - GET_ROWS of quantized rows (equal to to_float) and SET_ROWS of F32 rows into every type with a
-//     quantizer (bytes equal to from_float_ref).
+//   - GET_ROWS of quantized rows and CPY quantized -> F32 (equal to to_float), SET_ROWS and CPY of
+//     F32 rows into every type with a quantizer (bytes equal to from_float_ref).
 
 #include "ggml.h"
 #include "ggml-cpu.h"
@@ -276,6 +276,13 @@ static void check_rows(enum ggml_type t) {
         d = ggml_set_rows(ctx, dst, src, idx);
         ggml_build_forward_expand(gf, d);
     }
+    struct ggml_tensor * cq = NULL, * cf = NULL; // CPY F32 -> t, CPY t -> F32
+    if (quantizer) {
+        cq = ggml_cpy(ctx, src, ggml_new_tensor_2d(ctx, t, K, 3));
+        ggml_build_forward_expand(gf, cq);
+    }
+    cf = ggml_cpy(ctx, a, ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, R));
+    ggml_build_forward_expand(gf, cf);
     TEST_CHECK_MSG(ggml_graph_compute_with_ctx(ctx, gf, 2) == GGML_STATUS_SUCCESS, "get/set_rows %s", ggml_type_name(t));
     const size_t rs = ggml_row_size(t, K);
     float * ref = malloc((size_t) K*sizeof(float));
@@ -284,9 +291,12 @@ static void check_rows(enum ggml_type t) {
         ggml_get_type_traits(t)->to_float((const char *) a->data + rows[r]*rs, ref, K);
         TEST_CHECK_MSG(memcmp(ref, (const float *) g->data + r*K, (size_t) K*sizeof(float)) == 0, "get_rows %s row %d",
                        ggml_type_name(t), r);
+        TEST_CHECK_MSG(memcmp(ref, (const float *) cf->data + rows[r]*K, (size_t) K*sizeof(float)) == 0, "cpy %s -> f32 row %d",
+                       ggml_type_name(t), r);
         if (d != NULL) {
             ggml_get_type_traits(t)->from_float_ref((const float *) src->data + r*K, q, K);
             TEST_CHECK_MSG(memcmp(q, (const char *) d->data + rows[r]*rs, rs) == 0, "set_rows %s row %d", ggml_type_name(t), r);
+            TEST_CHECK_MSG(memcmp(q, (const char *) cq->data + r*rs, rs) == 0, "cpy f32 -> %s row %d", ggml_type_name(t), r);
         }
     }
     free(ref);

@@ -4,7 +4,8 @@
 // Conversions: F32, F16 and BF16 among themselves through float rows; any pair of F32, F16,
 // BF16, F64, I8, I16, I32, I64 through double (float -> integer truncates toward zero and
 // saturates, NaN gives 0); a type to itself bit for bit (quantized types too, by whole rows of
-// blocks). Sources and results may have any strides and different shapes.
+// blocks); F32 to a quantized type with a quantizer and a quantized type to F32, by whole rows of
+// the same shape. Sources and results may have any strides and different shapes.
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-vec.h"
@@ -117,12 +118,18 @@ static void copy_convert(const struct ggml_vec_funcs * vf, enum ggml_type dt, ch
 // DUP, CPY, CONT
 //
 
+static bool rows_quant_ok(const struct ggml_tensor * q, const struct ggml_tensor * f, bool to_float);
+
 static bool dup_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * src = op->src[0];
     if (src == NULL || ggml_nelements(src) != ggml_nelements(op)) {
         return false;
     }
     if (copy_numeric_type(src->type) && copy_numeric_type(op->type)) {
+        return true;
+    }
+    // F32 -> a quantized type with a quantizer, a quantized type -> F32: whole rows, same shape
+    if (ggml_are_same_shape(src, op) && (rows_quant_ok(op, src, false) || rows_quant_ok(src, op, true))) {
         return true;
     }
     if (src->type != op->type || (int) src->type < 0 || src->type >= GGML_TYPE_COUNT || ggml_blck_size(src->type) <= 0) {
@@ -207,6 +214,23 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
         const size_t o1 = (size_t) b1*64 < size ? (size_t) b1*64 : size;
         if (o1 > o0) {
             memmove((char *) dst->data + o0, (const char *) src->data + o0, o1 - o0);
+        }
+        return;
+    }
+    if (src->type != dst->type && (ggml_is_quantized(src->type) || ggml_is_quantized(dst->type))) {
+        // F32 <-> quantized, same shape: whole rows through the type's quantizer / to_float
+        int64_t r0, r1;
+        ggml_cpu_split_range(ggml_nrows(dst), ith, nth, &r0, &r1);
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t i1, i2, i3;
+            ggml_vec_row_index(dst->ne, r, &i1, &i2, &i3);
+            if (ggml_is_quantized(dst->type)) {
+                ggml_get_type_traits(dst->type)->from_float_ref((const float *)(const void *) copy_row_ptr(src, i1, i2, i3),
+                        copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
+            } else {
+                ggml_get_type_traits(src->type)->to_float(copy_row_ptr(src, i1, i2, i3),
+                        (float *)(void *) copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
+            }
         }
         return;
     }
