@@ -1,6 +1,7 @@
-// AVX2 dot products of the 256-blocks against Q8_K activations (Q4_K, Q5_K, Q6_K, IQ4_XS; the other
+// AVX2 dot products of the 256-blocks against Q8_K activations (Q2_K, Q4_K, Q5_K, Q6_K, IQ4_XS; the other
 // types use the portable kernels for now). Integer sums per super-block as the family defines the formats:
 //   Q4_K: d*dy * sum_j sc_j * (q_j . a_j)  -  dmin*dy * sum_j m_j * (sum of a over sub-block j)
+//   Q2_K: as Q4_K with 16 groups of 16, 4-bit scales and mins in one byte each
 //   Q5_K: as Q4_K with the 5th bit of each level from qh
 //   Q6_K: d*dy * sum_g sc_g * (u_g . a_g - 32 * sum of a over group g), u = the unsigned 6-bit levels
 //   IQ4_XS: d*dy * sum_j (ls_j - 32) * (v_j . a_j), v = the non-linear values of the 4-bit indices
@@ -156,6 +157,34 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq4_xs_avx2(int n, float * s, size_t bs, co
             acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, _mm256_set1_epi16((short) (ls - 32))));
         }
         sum += q_fp16_avx2(x[i].d)*y[i].d*(float) qk_hsum_i32(acc);
+    }
+    *s = sum;
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_dot_q2_K_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
+    (void) bs; (void) bx; (void) by; (void) nrc;
+    const block_q2_K * x = vx;
+    const block_q8_K * y = vy;
+    const __m256i m3 = _mm256_set1_epi8(0x03);
+    float sum = 0.0f;
+    for (int i = 0; i < n/QK_K; i++) {
+        const uint8_t * sc = x[i].scales;
+        __m256i acc = _mm256_setzero_si256();
+        int mins = 0;
+        for (int g = 0; g < QK_K/16; g++) {
+            mins += (sc[g] >> 4)*y[i].bsums[g];
+        }
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = _mm256_loadu_si256((const __m256i *)(const void *) (x[i].qs + 32*h));
+            for (int j = 0; j < 4; j++) {
+                const int g = 8*h + 2*j; // groups g (elements 0..15 of the 32) and g + 1
+                const __m256i u  = _mm256_and_si256(_mm256_srli_epi16(q, 2*j), m3);
+                const __m256i av = _mm256_loadu_si256((const __m256i *)(const void *) (y[i].qs + 128*h + 32*j));
+                const __m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[g + 1] & 0xF), _mm_set1_epi16(sc[g] & 0xF));
+                acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, av), scv));
+            }
+        }
+        sum += q_fp16_avx2(x[i].d)*y[i].d*(float) qk_hsum_i32(acc) - q_fp16_avx2(x[i].dmin)*y[i].d*(float) mins;
     }
     *s = sum;
 }

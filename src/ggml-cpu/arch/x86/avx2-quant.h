@@ -17,7 +17,7 @@ GGML_TARGET_AVX2 static inline float q_fp16_avx2(ggml_fp16_t h) {
     void ggml_cpu_q_dot_##t##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc);
 GGML_CPU_Q_DECL_AVX2(q4_0) GGML_CPU_Q_DECL_AVX2(q4_1) GGML_CPU_Q_DECL_AVX2(q5_0) GGML_CPU_Q_DECL_AVX2(q5_1)
 GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl) GGML_CPU_Q_DECL_AVX2(q4_K) GGML_CPU_Q_DECL_AVX2(q6_K)
-GGML_CPU_Q_DECL_AVX2(q5_K) GGML_CPU_Q_DECL_AVX2(iq4_xs)
+GGML_CPU_Q_DECL_AVX2(q5_K) GGML_CPU_Q_DECL_AVX2(iq4_xs) GGML_CPU_Q_DECL_AVX2(q2_K)
 #undef GGML_CPU_Q_DECL_AVX2
 
 #define GGML_CPU_QUANT_AVX2_SLOTS { \
@@ -31,5 +31,6 @@ GGML_CPU_Q_DECL_AVX2(q5_K) GGML_CPU_Q_DECL_AVX2(iq4_xs)
     [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_avx2, NULL }, \
     [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_avx2, NULL }, \
     [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL }, \
+    [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL }, \
 }
 #endif
