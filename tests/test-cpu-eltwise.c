@@ -732,7 +732,7 @@ static void test_unsupported(void) {
     memset(q->data, 0, ggml_nbytes(q));
     struct ggml_tensor * nodes[] = {
         ggml_add(g_ctx, q, f),                                                // arithmetic on a block type
-        ggml_cpy(g_ctx, f, ggml_new_tensor_2d(g_ctx, GGML_TYPE_Q4_0, 64, 4)), // quantizing copy
+        ggml_cpy(g_ctx, f, ggml_new_tensor_2d(g_ctx, GGML_TYPE_IQ2_XXS, 256, 1)), // quantizing copy, no quantizer
         ggml_exp(g_ctx, mk4(GGML_TYPE_I32, 8, 2, 1, 1, L_CONTIG, 0, 3)),     // unary on integers
         ggml_mean(g_ctx, q),                                                  // a reduction of a block type
     };

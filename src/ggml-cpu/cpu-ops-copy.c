@@ -4,7 +4,8 @@
 // Conversions: F32, F16 and BF16 among themselves through float rows; any pair of F32, F16,
 // BF16, F64, I8, I16, I32, I64 through double (float -> integer truncates toward zero and
 // saturates, NaN gives 0); a type to itself bit for bit (quantized types too, by whole rows of
-// blocks). Sources and results may have any strides and different shapes.
+// blocks); F32 to a quantized type with a quantizer and a quantized type to F32, by whole rows of
+// the same shape. Sources and results may have any strides and different shapes.
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-vec.h"
@@ -117,12 +118,18 @@ static void copy_convert(const struct ggml_vec_funcs * vf, enum ggml_type dt, ch
 // DUP, CPY, CONT
 //
 
+static bool rows_quant_ok(const struct ggml_tensor * q, const struct ggml_tensor * f, bool to_float);
+
 static bool dup_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * src = op->src[0];
     if (src == NULL || ggml_nelements(src) != ggml_nelements(op)) {
         return false;
     }
     if (copy_numeric_type(src->type) && copy_numeric_type(op->type)) {
+        return true;
+    }
+    // F32 -> a quantized type with a quantizer, a quantized type -> F32: whole rows, same shape
+    if (ggml_are_same_shape(src, op) && (rows_quant_ok(op, src, false) || rows_quant_ok(src, op, true))) {
         return true;
     }
     if (src->type != op->type || (int) src->type < 0 || src->type >= GGML_TYPE_COUNT || ggml_blck_size(src->type) <= 0) {
@@ -232,6 +239,23 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
         }
         return;
     }
+    if (src->type != dst->type && (ggml_is_quantized(src->type) || ggml_is_quantized(dst->type))) {
+        // F32 <-> quantized, same shape: whole rows through the type's quantizer / to_float
+        int64_t r0, r1;
+        ggml_cpu_split_range(ggml_nrows(dst), ith, nth, &r0, &r1);
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t i1, i2, i3;
+            ggml_vec_row_index(dst->ne, r, &i1, &i2, &i3);
+            if (ggml_is_quantized(dst->type)) {
+                ggml_get_type_traits(dst->type)->from_float_ref((const float *)(const void *) copy_row_ptr(src, i1, i2, i3),
+                        copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
+            } else {
+                ggml_get_type_traits(src->type)->to_float(copy_row_ptr(src, i1, i2, i3),
+                        (float *)(void *) copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
+            }
+        }
+        return;
+    }
     if (!copy_plain_type(dst->type) || !copy_plain_type(src->type)) {
         // same block type and shape: whole rows
         const size_t row = ggml_row_size(dst->type, dst->ne[0]);
@@ -277,7 +301,8 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
 }
 
 //
-// GET_ROWS: a [n, rows, ne2, ne3], b (I32/I64 indices) [k, m2, m3] -> [n, k, m2, m3]
+// GET_ROWS: a [n, rows, ne2, ne3], b (I32/I64 indices) [k, m2, m3] -> [n, k, m2, m3]; quantized a
+// dequantizes into F32 rows (SET_ROWS: F32 rows quantize into a quantized destination)
 //
 
 static bool index_type_ok(enum ggml_type type) {
@@ -296,6 +321,17 @@ static inline int64_t read_index(const struct ggml_tensor * t, int64_t i0, int64
     return v;
 }
 
+// quantized rows: dequantized to F32 (GET_ROWS) or quantized from F32 (SET_ROWS) by whole rows of
+// blocks, the quantized side's rows contiguous
+static bool rows_quant_ok(const struct ggml_tensor * q, const struct ggml_tensor * f, bool to_float) {
+    if ((int) q->type < 0 || q->type >= GGML_TYPE_COUNT || !ggml_is_quantized(q->type) || f->type != GGML_TYPE_F32) {
+        return false;
+    }
+    const struct ggml_type_traits * tr = ggml_get_type_traits(q->type);
+    return (to_float ? tr->to_float != NULL : tr->from_float_ref != NULL) && q->ne[0] % tr->blck_size == 0 &&
+        q->nb[0] == tr->type_size && f->nb[0] == sizeof(float);
+}
+
 static bool get_rows_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -303,7 +339,7 @@ static bool get_rows_supports(const struct ggml_tensor * op) {
         return false;
     }
     const bool types = (ggml_vec_is_float_type(a->type) && ggml_vec_is_float_type(op->type)) ||
-        (a->type == op->type && copy_plain_type(a->type));
+        (a->type == op->type && copy_plain_type(a->type)) || rows_quant_ok(a, op, true);
     return types && op->ne[0] == a->ne[0] && op->ne[1] == b->ne[0] && op->ne[2] == b->ne[1] && op->ne[3] == b->ne[2] &&
         b->ne[3] == 1 && a->ne[2] > 0 && a->ne[3] > 0 && b->ne[1] % a->ne[2] == 0 && b->ne[2] % a->ne[3] == 0;
 }
@@ -325,6 +361,10 @@ static enum ggml_status get_rows_forward(const struct ggml_compute_params * para
             return GGML_STATUS_FAILED;
         }
         const char * ar = copy_row_ptr(a, idx, i2 % a->ne[2], i3 % a->ne[3]);
+        if (ggml_is_quantized(a->type)) {
+            ggml_get_type_traits(a->type)->to_float(ar, (float *)(void *) copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
+            continue;
+        }
         copy_convert(vf, dst->type, copy_row_ptr(dst, i1, i2, i3), dst->nb[0], a->type, ar, a->nb[0], dst->ne[0]);
     }
     return GGML_STATUS_SUCCESS;
@@ -344,7 +384,7 @@ static bool set_rows_supports(const struct ggml_tensor * op) {
         return false;
     }
     const bool types = (ggml_vec_is_float_type(b->type) && ggml_vec_is_float_type(op->type)) ||
-        (b->type == op->type && copy_plain_type(b->type));
+        (b->type == op->type && copy_plain_type(b->type)) || rows_quant_ok(op, b, false);
     return types && op->ne[0] == b->ne[0] && op->ne[2] == b->ne[2] && op->ne[3] == b->ne[3] && c->ne[0] == b->ne[1] &&
         c->ne[3] == 1 && c->ne[1] > 0 && c->ne[2] > 0 && b->ne[2] % c->ne[1] == 0 && b->ne[3] % c->ne[2] == 0;
 }
@@ -363,6 +403,11 @@ static enum ggml_status set_rows_forward(const struct ggml_compute_params * para
             GGML_LOG_ERROR("%s: node '%s': index %lld for row %lld of (%lld, %lld) is outside the %lld rows of the destination\n",
                     __func__, dst->name, (long long) idx, (long long) i, (long long) i2, (long long) i3, (long long) dst->ne[1]);
             return GGML_STATUS_FAILED;
+        }
+        if (ggml_is_quantized(dst->type)) {
+            ggml_get_type_traits(dst->type)->from_float_ref((const float *)(const void *) copy_row_ptr(b, i, i2, i3),
+                    copy_row_ptr(dst, idx, i2, i3), b->ne[0]);
+            continue;
         }
         copy_convert(vf, dst->type, copy_row_ptr(dst, idx, i2, i3), dst->nb[0], b->type, copy_row_ptr(b, i, i2, i3),
                 b->nb[0], b->ne[0]);
