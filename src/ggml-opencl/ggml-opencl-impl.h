@@ -12,6 +12,7 @@
 //   ocl-ops.c          op dispatch: supports_op and graph_compute
 //   ocl-op-*.c         host code of the kernel families (kernels/<family>.cl)
 //   ocl-matmul.c       MUL_MAT (see ggml_ocl_mul_mat below)
+//   ocl-quant.c        quantized weights: MUL_MAT, GET_ROWS, CPY / SET_ROWS into quantized types
 //
 // Memory model: a device buffer is one cl_mem. ggml sees it at a fake, never dereferenced base
 // address (a private 1 TiB window per buffer), so tensor->data - base is the byte offset of the
