@@ -416,10 +416,10 @@ static void test_compute(void) {
     }
     test_graph_free(&g);
 
-    // an op the device does not compute (quantized weights) is refused before anything runs
+    // an op the device does not compute (Q2_K weights) is refused before anything runs
     struct ggml_context * ctx = new_ctx();
-    struct ggml_tensor * q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 4);
-    struct ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 2);
+    struct ggml_tensor * q = ggml_new_tensor_2d(ctx, GGML_TYPE_Q2_K, 256, 4);
+    struct ggml_tensor * x = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 256, 2);
     struct ggml_tensor * m = ggml_mul_mat(ctx, q, x);
     TEST_CHECK(!ggml_backend_supports_op(be, m));
     struct ggml_cgraph * gf = ggml_new_graph(ctx);

@@ -12,6 +12,7 @@
 //   ocl-ops.c          op dispatch: supports_op and graph_compute
 //   ocl-op-*.c         host code of the kernel families (kernels/<family>.cl)
 //   ocl-matmul.c       MUL_MAT (see ggml_ocl_mul_mat below)
+//   ocl-quant.c        quantized weights: MUL_MAT, GET_ROWS, CPY / SET_ROWS into quantized types
 //
 // Memory model: a device buffer is one cl_mem. ggml sees it at a fake, never dereferenced base
 // address (a private 1 TiB window per buffer), so tensor->data - base is the byte offset of the
@@ -73,6 +74,7 @@ enum ggml_ocl_prog {
     GGML_OCL_PROG_MATMUL,  // mul_mat (matmul.cl, owned by ocl-matmul.c)
     GGML_OCL_PROG_OUTPROD, // out_prod (outprod.cl)
     GGML_OCL_PROG_MATMUL_TILED, // mul_mat fast paths (mul_mat_tiled.cl, owned by ocl-matmul-tiled.c)
+    GGML_OCL_PROG_QUANT,   // quantized mul_mat and get_rows (quant.cl, owned by ocl-quant.c)
     GGML_OCL_PROG_COUNT,
 };
 
@@ -333,6 +335,11 @@ GGML_OCL_FAMILY(rope);    // ocl-op-rope.c
 GGML_OCL_FAMILY(conv);    // ocl-op-conv.c
 GGML_OCL_FAMILY(attn);    // ocl-op-attn.c
 GGML_OCL_FAMILY(outprod); // ocl-op-outprod.c
+GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml_ocl_quant_claims)
+
+// whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0): then
+// ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and compute it, not the op's family
+bool ggml_ocl_quant_claims(const struct ggml_tensor * op);
 
 //
 // MUL_MAT (ocl-matmul.c). The file is replaceable as a whole: the rest of the backend only calls

@@ -134,6 +134,9 @@ bool ggml_ocl_supports_op(struct ggml_ocl_device * d, const struct ggml_tensor *
     if (fam == OCL_FAMILY_NONE) {
         return true;
     }
+    if (ggml_ocl_quant_claims(op)) {
+        return ggml_ocl_quant_supports(d, op) && ggml_ocl_program_ready(d, GGML_OCL_PROG_QUANT);
+    }
     if (fam == OCL_FAMILY_UNSUPPORTED || !sources_plain(op)) {
         return false;
     }
@@ -178,7 +181,7 @@ enum ggml_status ggml_ocl_graph_compute(struct ggml_ocl_backend * be, struct ggm
         if (node == NULL || node_is_noop(node)) {
             continue;
         }
-        status = families[family_of(node)].compute(be, node);
+        status = ggml_ocl_quant_claims(node) ? ggml_ocl_quant_compute(be, node) : families[family_of(node)].compute(be, node);
         if (status != GGML_STATUS_SUCCESS) {
             GGML_LOG_ERROR("%s: %s: node %d ('%s', %s) failed; the graph stops here\n",
                 __func__, be->name, i, node->name, ggml_op_desc(node));

@@ -31,6 +31,7 @@ static const char * const prog_names[GGML_OCL_PROG_COUNT] = {
     [GGML_OCL_PROG_MATMUL]  = "matmul",
     [GGML_OCL_PROG_OUTPROD] = "outprod",
     [GGML_OCL_PROG_MATMUL_TILED] = "mul_mat_tiled",
+    [GGML_OCL_PROG_QUANT]   = "quant",
 };
 
 const char * ggml_ocl_prog_name(enum ggml_ocl_prog prog) {
