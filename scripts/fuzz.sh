@@ -16,7 +16,7 @@ secs="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(api load)
+    targets=(api load gguf)
 fi
 
 cc="${CC_FUZZ:-}"

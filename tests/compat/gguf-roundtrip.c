@@ -1,5 +1,4 @@
-// Compatibility program (PENDING: needs gguf.h, the GGUF reader/writer of the ggml family, which
-// this project does not ship yet; see docs/compatibility.md).
+// Compatibility program: gguf.h, the GGUF reader/writer of the ggml family (see docs/gguf.md).
 //
 // How model files are written and read by programs of the family: a gguf context with key/value
 // metadata and tensors, written to a file, read back with gguf_init_from_file into a ggml context
