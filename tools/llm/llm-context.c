@@ -9,6 +9,21 @@
 
 size_t llm_graph_size(const struct llm_model * model);
 
+void llm_print_error(const char * what) {
+    char reason[512];
+    snprintf(reason, sizeof(reason), "%s", ggml_last_error() != GGML_ERROR_OK ? ggml_last_error_message() : "");
+    size_t n = strlen(reason);
+    for (size_t i = 0; i < n; i++) {
+        if (reason[i] == '\n') reason[i] = ' ';   // one line
+    }
+    while (n > 0 && reason[n - 1] == ' ') reason[--n] = 0;
+    if (n > 0 && reason[n - 1] == ':') {
+        reason[0] = 0;   // a fragment of a message logged in pieces: says nothing
+        n = 0;
+    }
+    fprintf(stderr, n > 0 ? "error: %s: %s\n" : "error: %s\n", what, reason);
+}
+
 void llm_context_free(struct llm_context * lctx) {
     if (!lctx) {
         return;
@@ -42,7 +57,7 @@ struct llm_context * llm_context_new(const char * fname, const char * device, in
     }
     lctx->backends[0] = ggml_backend_dev_init(dev, NULL);
     if (!lctx->backends[0]) {
-        fprintf(stderr, "error: cannot start the device '%s'\n", device);
+        llm_print_error("cannot start the device");
         llm_context_free(lctx);
         return NULL;
     }
@@ -87,10 +102,11 @@ struct llm_context * llm_context_new(const char * fname, const char * device, in
     // reserve once for the largest graph: a full batch at the end of the context
     struct ggml_context * ctx = graph_ctx(lctx);
     struct ggml_cgraph * gf = ctx ? llm_build_graph(ctx, lctx->model, &lctx->kv, n_batch, (int) n_ctx - n_batch, false) : NULL;
+    ggml_clear_last_error();
     bool ok = gf && ggml_backend_sched_reserve(lctx->sched, gf);
     ggml_free(ctx);
     if (!ok) {
-        fprintf(stderr, "error: cannot reserve the compute buffers\n");
+        llm_print_error("cannot reserve the compute buffers");
         llm_context_free(lctx);
         return NULL;
     }
@@ -103,6 +119,7 @@ static bool eval_batch(struct llm_context * lctx, const int32_t * tokens, int n,
         return false;
     }
     bool ok = false;
+    ggml_clear_last_error();
     struct ggml_cgraph * gf = llm_build_graph(ctx, lctx->model, &lctx->kv, n, lctx->n_past, all_logits);
     ggml_backend_sched_reset(lctx->sched);
     if (gf && ggml_backend_sched_alloc_graph(lctx->sched, gf)) {
@@ -122,7 +139,7 @@ static bool eval_batch(struct llm_context * lctx, const int32_t * tokens, int n,
         }
     }
     if (!ok) {
-        fprintf(stderr, "error: the evaluation of %d tokens failed\n", n);
+        llm_print_error("the evaluation failed");
     }
     ggml_free(ctx);
     return ok;

@@ -153,9 +153,10 @@ struct llm_model * llm_model_load(const char * fname, ggml_backend_buffer_type_t
         return NULL;
     }
     struct gguf_init_params params = { .no_alloc = true, .ctx = &m->ctx_w };
+    ggml_clear_last_error();
     m->gguf = gguf_init_from_file(fname, params);
     if (!m->gguf) {
-        fprintf(stderr, "error: '%s' is not a valid GGUF file\n", fname);
+        llm_print_error("the model file is not a valid GGUF file");
         llm_model_free(m);
         return NULL;
     }
@@ -165,13 +166,13 @@ struct llm_model * llm_model_load(const char * fname, ggml_backend_buffer_type_t
     }
     m->buf_w = ggml_backend_alloc_ctx_tensors_from_buft(m->ctx_w, buft);
     if (!m->buf_w) {
-        fprintf(stderr, "error: cannot allocate the weights in %s memory\n", ggml_backend_buft_name(buft));
+        llm_print_error("cannot allocate the weights in the device's memory");
         llm_model_free(m);
         return NULL;
     }
     ggml_backend_buffer_set_usage(m->buf_w, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
     if (!gguf_load_tensors(m->gguf, m->ctx_w, fname, 0, NULL, NULL)) {
-        fprintf(stderr, "error: cannot read the weights of '%s'\n", fname);
+        llm_print_error("cannot read the model's weights");
         llm_model_free(m);
         return NULL;
     }

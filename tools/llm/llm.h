@@ -12,6 +12,9 @@
 
 #define LLM_MAX_LAYERS 256
 
+// prints "error: WHAT[: the library's last error message]" on one line to stderr
+void llm_print_error(const char * what);
+
 struct llm_hparams {
     uint32_t n_vocab, n_ctx_train, n_embd, n_layer, n_head, n_head_kv, n_ff, n_rot;
     float    norm_eps, rope_base;

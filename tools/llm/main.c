@@ -99,6 +99,12 @@ static void stream(char * pending, int * n_pending, const char * bytes, int n) {
     *n_pending -= complete;
 }
 
+// the library logs its errors as they happen; the runner prints one line per error itself (with
+// the library's last error message), so the library's log shows only with --verbose
+static void quiet_log(enum ggml_log_level level, const char * text, void * user_data) {
+    (void) level; (void) text; (void) user_data;
+}
+
 static void print_devices(void) {
     fprintf(stderr, "devices:\n");
     for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
@@ -113,6 +119,9 @@ int main(int argc, char ** argv) {
         return 1;
     }
     ggml_time_init();
+    if (!o.verbose) {
+        ggml_log_set(quiet_log, NULL);
+    }
     if (o.verbose) {
         print_devices();
     }
