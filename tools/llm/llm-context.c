@@ -45,6 +45,11 @@ static struct ggml_context * graph_ctx(struct llm_context * lctx) {
 }
 
 struct llm_context * llm_context_new(const char * fname, const char * device, int n_threads, uint32_t n_ctx, int n_batch) {
+    return llm_context_new_ext(fname, device, n_threads, n_ctx, n_batch, GGML_TYPE_F16);
+}
+
+struct llm_context * llm_context_new_ext(const char * fname, const char * device, int n_threads, uint32_t n_ctx,
+                                         int n_batch, enum ggml_type kv_type) {
     ggml_backend_dev_t dev = ggml_backend_dev_by_name(device);
     if (!dev) {
         fprintf(stderr, "error: unknown device '%s' (see --verbose for the device table)\n", device);
@@ -86,7 +91,7 @@ struct llm_context * llm_context_new(const char * fname, const char * device, in
         n_batch = (int) n_ctx;
     }
     lctx->n_batch = n_batch;
-    if (!llm_kv_cache_init(&lctx->kv, &lctx->model->hp, n_ctx, GGML_TYPE_F16, ggml_backend_dev_buffer_type(dev))) {
+    if (!llm_kv_cache_init(&lctx->kv, &lctx->model->hp, n_ctx, kv_type, ggml_backend_dev_buffer_type(dev))) {
         llm_context_free(lctx);
         return NULL;
     }

@@ -72,6 +72,9 @@ struct llm_context {
 // device: a device name (CPU, OpenCL0, ...); NULL and one logged line when unknown
 struct llm_context * llm_context_new(const char * fname, const char * device, int n_threads,
                                      uint32_t n_ctx, int n_batch);
+// the same with the KV cache's type chosen (F16 by default; F32 for the tests' reference checks)
+struct llm_context * llm_context_new_ext(const char * fname, const char * device, int n_threads,
+                                         uint32_t n_ctx, int n_batch, enum ggml_type kv_type);
 void                 llm_context_free(struct llm_context * lctx);
 // evaluates tokens (in batches of n_batch) after the cache; the logits of the last token (or of
 // every token when all_logits) are in lctx->logits
