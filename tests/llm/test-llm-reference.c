@@ -1,6 +1,7 @@
 // The runner's logits against a double-precision reference of the llama forward pass computed
 // here from the same file (RMSNorm, RoPE on adjacent pairs, grouped-query causal attention,
-// SwiGLU, untied output), on the CPU and on OpenCL0 when present, for every position of a
+// SwiGLU, untied output), on the CPU (attention by mul_mat + soft_max and by flash_attn_ext) and
+// on OpenCL0 when present (flash attention where it supports it), for every position of a
 // 20-token sequence evaluated in batches of 7.
 // Bounds: max |ours - ref| <= 1e-5 * max |ref| with an F32 KV cache on the CPU (float rounding
 // over 2 layers of 64 dims; measured 1.1e-6), 1e-4 on OpenCL0 (its own sum order and exp), and
@@ -109,8 +110,8 @@ static bool reference(const struct llm_hparams * hp, const int32_t * tok, double
     return true;
 }
 
-static int check(const char * model, const char * device, enum ggml_type kv_type, double bound) {
-    struct llm_context * lctx = llm_context_new_ext(model, device, 2, 64, 7, kv_type);
+static int check(const char * model, const char * device, enum ggml_type kv_type, int flash_attn, double bound) {
+    struct llm_context * lctx = llm_context_new_ext(model, device, 2, 64, 7, kv_type, flash_attn);
     if (!lctx) { printf("FAIL %s: no context\n", device); return 1; }
     const int V = (int) lctx->model->hp.n_vocab;
     int32_t tok[N_TOK];
@@ -125,8 +126,9 @@ static int check(const char * model, const char * device, enum ggml_type kv_type
             max_diff = isfinite(d) ? fmax(max_diff, d) : INFINITY;
         }
         fail = !(max_ref > 0.1 && max_diff <= bound * max_ref);
-        printf("%s %s, KV %s: max |ref| %.3f, max diff %.2e (bound %.2e)\n", fail ? "FAIL" : "ok  ", device,
-               ggml_type_name(kv_type), max_ref, max_diff, bound * max_ref);
+        printf("%s %s, KV %s, %s: max |ref| %.3f, max diff %.2e (bound %.2e)\n", fail ? "FAIL" : "ok  ", device,
+               ggml_type_name(kv_type), lctx->flash_attn ? "flash_attn_ext" : "mul_mat + soft_max", max_ref, max_diff,
+               bound * max_ref);
     } else {
         printf("FAIL %s: evaluation\n", device);
     }
@@ -142,10 +144,13 @@ int main(int argc, char ** argv) {
         struct gguf_init_params ip = { .no_alloc = false, .ctx = &g_data };
         struct gguf_context * g = gguf_init_from_file(argv[a], ip);
         if (!g) { printf("FAIL cannot read %s\n", argv[a]); failures++; continue; }
-        failures += check(argv[a], "CPU", GGML_TYPE_F32, 1e-5);
-        failures += check(argv[a], "CPU", GGML_TYPE_F16, 2e-3);
+        for (int fa = 0; fa <= 1; fa++) {
+            failures += check(argv[a], "CPU", GGML_TYPE_F32, fa, 1e-5);
+            failures += check(argv[a], "CPU", GGML_TYPE_F16, fa, 2e-3);
+        }
         if (ggml_backend_dev_by_name("OpenCL0")) {
-            failures += check(argv[a], "OpenCL0", GGML_TYPE_F32, 1e-4);
+            failures += check(argv[a], "OpenCL0", GGML_TYPE_F32, -1, 1e-4);
+            failures += check(argv[a], "OpenCL0", GGML_TYPE_F16, -1, 2e-3);
         } else {
             printf("skip OpenCL0: no such device\n");
         }

@@ -3,6 +3,7 @@
 #include "llm.h"
 #include "ggml-cpu.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,27 @@ static struct ggml_context * graph_ctx(struct llm_context * lctx) {
 }
 
 struct llm_context * llm_context_new(const char * fname, const char * device, int n_threads, uint32_t n_ctx, int n_batch) {
-    return llm_context_new_ext(fname, device, n_threads, n_ctx, n_batch, GGML_TYPE_F16);
+    return llm_context_new_ext(fname, device, n_threads, n_ctx, n_batch, GGML_TYPE_F16, -1);
+}
+
+// whether the device computes flash_attn_ext with this model's shapes and the cache's type
+static bool device_has_flash_attn(ggml_backend_dev_t dev, const struct llm_model * m, enum ggml_type kv_type) {
+    struct ggml_init_params ip = { .mem_size = 8 * ggml_tensor_overhead(), .mem_buffer = NULL, .no_alloc = true };
+    struct ggml_context * ctx = ggml_init(ip);
+    if (!ctx) return false;
+    const int64_t hd = m->hp.n_embd / m->hp.n_head;
+    struct ggml_tensor * q = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, hd, 4, m->hp.n_head);
+    struct ggml_tensor * k = ggml_new_tensor_3d(ctx, kv_type, hd, 8, m->hp.n_head_kv);
+    struct ggml_tensor * v = ggml_new_tensor_3d(ctx, kv_type, hd, 8, m->hp.n_head_kv);
+    struct ggml_tensor * mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 8, 4);
+    struct ggml_tensor * o = q && k && v && mask ? ggml_flash_attn_ext(ctx, q, k, v, mask, 1.0f, 0.0f, 0.0f) : NULL;
+    bool ok = o && ggml_backend_dev_supports_op(dev, o);
+    ggml_free(ctx);
+    return ok;
 }
 
 struct llm_context * llm_context_new_ext(const char * fname, const char * device, int n_threads, uint32_t n_ctx,
-                                         int n_batch, enum ggml_type kv_type) {
+                                         int n_batch, enum ggml_type kv_type, int flash_attn) {
     ggml_backend_dev_t dev = ggml_backend_dev_by_name(device);
     if (!dev) {
         fprintf(stderr, "error: unknown device '%s' (see --verbose for the device table)\n", device);
@@ -91,6 +108,7 @@ struct llm_context * llm_context_new_ext(const char * fname, const char * device
         n_batch = (int) n_ctx;
     }
     lctx->n_batch = n_batch;
+    lctx->flash_attn = flash_attn > 0 || (flash_attn < 0 && device_has_flash_attn(dev, lctx->model, kv_type));
     if (!llm_kv_cache_init(&lctx->kv, &lctx->model->hp, n_ctx, kv_type, ggml_backend_dev_buffer_type(dev))) {
         llm_context_free(lctx);
         return NULL;
@@ -106,7 +124,8 @@ struct llm_context * llm_context_new_ext(const char * fname, const char * device
     }
     // reserve once for the largest graph: a full batch at the end of the context
     struct ggml_context * ctx = graph_ctx(lctx);
-    struct ggml_cgraph * gf = ctx ? llm_build_graph(ctx, lctx->model, &lctx->kv, n_batch, (int) n_ctx - n_batch, false) : NULL;
+    struct ggml_cgraph * gf = ctx ? llm_build_graph(ctx, lctx->model, &lctx->kv, n_batch, (int) n_ctx - n_batch, false,
+                                                    lctx->flash_attn) : NULL;
     ggml_clear_last_error();
     bool ok = gf && ggml_backend_sched_reserve(lctx->sched, gf);
     ggml_free(ctx);
@@ -118,6 +137,22 @@ struct llm_context * llm_context_new_ext(const char * fname, const char * device
     return lctx;
 }
 
+// the causal mask: token i (at position n_past + i) attends to positions 0 .. n_past + i
+static bool set_mask(struct ggml_tensor * mask, int n_past, int n) {
+    const int n_kv = n_past + n;
+    ggml_fp16_t * m = malloc(sizeof(ggml_fp16_t) * (size_t) n_kv * (size_t) n);
+    if (!m) return false;
+    const ggml_fp16_t zero = ggml_fp32_to_fp16(0.0f), ninf = ggml_fp32_to_fp16(-INFINITY);
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n_kv; j++) {
+            m[(size_t) i * n_kv + j] = j <= n_past + i ? zero : ninf;
+        }
+    }
+    ggml_backend_tensor_set(mask, m, 0, sizeof(ggml_fp16_t) * (size_t) n_kv * (size_t) n);
+    free(m);
+    return true;
+}
+
 static bool eval_batch(struct llm_context * lctx, const int32_t * tokens, int n, bool all_logits, float * logits_out) {
     struct ggml_context * ctx = graph_ctx(lctx);
     if (!ctx) {
@@ -125,7 +160,7 @@ static bool eval_batch(struct llm_context * lctx, const int32_t * tokens, int n,
     }
     bool ok = false;
     ggml_clear_last_error();
-    struct ggml_cgraph * gf = llm_build_graph(ctx, lctx->model, &lctx->kv, n, lctx->n_past, all_logits);
+    struct ggml_cgraph * gf = llm_build_graph(ctx, lctx->model, &lctx->kv, n, lctx->n_past, all_logits, lctx->flash_attn);
     ggml_backend_sched_reset(lctx->sched);
     if (gf && ggml_backend_sched_alloc_graph(lctx->sched, gf)) {
         int32_t * pos = malloc(sizeof(int32_t) * (size_t) n);
@@ -136,6 +171,11 @@ static bool eval_batch(struct llm_context * lctx, const int32_t * tokens, int n,
             ggml_backend_tensor_set(ggml_graph_get_tensor(gf, "inp_tokens"), tokens, 0, sizeof(int32_t) * (size_t) n);
             ggml_backend_tensor_set(ggml_graph_get_tensor(gf, "inp_pos"), pos, 0, sizeof(int32_t) * (size_t) n);
             free(pos);
+            if (lctx->flash_attn && !set_mask(ggml_graph_get_tensor(gf, "inp_mask"), lctx->n_past, n)) {
+                ggml_free(ctx);
+                fprintf(stderr, "error: out of memory\n");
+                return false;
+            }
             if (ggml_backend_sched_graph_compute(lctx->sched, gf) == GGML_STATUS_SUCCESS) {
                 struct ggml_tensor * logits = ggml_graph_get_tensor(gf, "logits");
                 ggml_backend_tensor_get(logits, logits_out, 0, ggml_nbytes(logits));

@@ -24,7 +24,7 @@ static struct ggml_tensor * linear(struct ggml_context * ctx, struct ggml_tensor
 
 static struct ggml_tensor * attention(struct ggml_context * ctx, struct ggml_cgraph * gf, const struct llm_model * m,
                                       const struct llm_kv_cache * kv, int il, struct ggml_tensor * cur,
-                                      struct ggml_tensor * pos, int n_tokens, int n_past) {
+                                      struct ggml_tensor * pos, struct ggml_tensor * mask, int n_tokens, int n_past) {
     const struct llm_hparams * hp = &m->hp;
     const struct llm_layer * l = &m->layers[il];
     const int64_t hd = hp->n_embd / hp->n_head;
@@ -48,8 +48,13 @@ static struct ggml_tensor * attention(struct ggml_context * ctx, struct ggml_cgr
 
     const size_t es = ggml_element_size(kc);
     struct ggml_tensor * K = ggml_permute(ctx, ggml_view_3d(ctx, kc, hd, hp->n_head_kv, n_kv, hd * es, kc->nb[1], 0), 0, 2, 1, 3);
-    struct ggml_tensor * V = ggml_cont(ctx, ggml_permute(ctx, ggml_view_3d(ctx, vc, hd, hp->n_head_kv, n_kv, hd * es, vc->nb[1], 0), 1, 2, 0, 3));
     struct ggml_tensor * Q = ggml_permute(ctx, q, 0, 2, 1, 3);               // [hd, n_tokens, n_head]
+    if (mask) {
+        struct ggml_tensor * Vf = ggml_permute(ctx, ggml_view_3d(ctx, vc, hd, hp->n_head_kv, n_kv, hd * es, vc->nb[1], 0), 0, 2, 1, 3);
+        struct ggml_tensor * o = ggml_flash_attn_ext(ctx, Q, K, Vf, mask, 1.0f / sqrtf((float) hd), 0.0f, 0.0f);
+        return ggml_mul_mat(ctx, l->wo, ggml_reshape_2d(ctx, o, hp->n_embd, n_tokens));  // o: [hd, n_head, n_tokens]
+    }
+    struct ggml_tensor * V = ggml_cont(ctx, ggml_permute(ctx, ggml_view_3d(ctx, vc, hd, hp->n_head_kv, n_kv, hd * es, vc->nb[1], 0), 1, 2, 0, 3));
 
     struct ggml_tensor * kq = ggml_mul_mat(ctx, K, Q);                         // [n_kv, n_tokens, n_head]
     kq = ggml_scale(ctx, kq, 1.0f / sqrtf((float) hd));
@@ -61,7 +66,8 @@ static struct ggml_tensor * attention(struct ggml_context * ctx, struct ggml_cgr
 }
 
 struct ggml_cgraph * llm_build_graph(struct ggml_context * ctx, const struct llm_model * m,
-                                     const struct llm_kv_cache * kv, int n_tokens, int n_past, bool all_logits) {
+                                     const struct llm_kv_cache * kv, int n_tokens, int n_past, bool all_logits,
+                                     bool flash_attn) {
     const struct llm_hparams * hp = &m->hp;
     struct ggml_cgraph * gf = ggml_new_graph_custom(ctx, llm_graph_size(m), false);
     struct ggml_tensor * tokens = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n_tokens);
@@ -73,12 +79,21 @@ struct ggml_cgraph * llm_build_graph(struct ggml_context * ctx, const struct llm
     ggml_set_input(tokens);
     ggml_set_name(pos, "inp_pos");
     ggml_set_input(pos);
+    struct ggml_tensor * mask = NULL;
+    if (flash_attn) {
+        mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, n_past + n_tokens, n_tokens);
+        if (!mask) {
+            return NULL;
+        }
+        ggml_set_name(mask, "inp_mask");
+        ggml_set_input(mask);
+    }
 
     struct ggml_tensor * x = ggml_get_rows(ctx, m->tok_embd, tokens);
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         const struct llm_layer * l = &m->layers[il];
         struct ggml_tensor * cur = norm(ctx, x, l->attn_norm, hp->norm_eps);
-        x = ggml_add(ctx, x, attention(ctx, gf, m, kv, (int) il, cur, pos, n_tokens, n_past));
+        x = ggml_add(ctx, x, attention(ctx, gf, m, kv, (int) il, cur, pos, mask, n_tokens, n_past));
         cur = norm(ctx, x, l->ffn_norm, hp->norm_eps);
         cur = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, l->ffn_gate, cur), ggml_mul_mat(ctx, l->ffn_up, cur));
         x = ggml_add(ctx, x, ggml_mul_mat(ctx, l->ffn_down, cur));

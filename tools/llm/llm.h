@@ -54,8 +54,11 @@ void llm_kv_cache_free(struct llm_kv_cache * kv);
 // the graph of n_tokens tokens at positions n_past..n_past+n_tokens-1; the inputs are named
 // "inp_tokens" (I32 [n_tokens]) and "inp_pos" (I32 [n_tokens]); the output "logits" holds
 // [n_vocab, all ? n_tokens : 1]
+// With flash_attn the attention is one flash_attn_ext per layer and the graph has one more input,
+// "inp_mask" (F16 [n_past + n_tokens, n_tokens]: 0 where a token may attend, -inf elsewhere).
 struct ggml_cgraph * llm_build_graph(struct ggml_context * ctx, const struct llm_model * model,
-                                     const struct llm_kv_cache * kv, int n_tokens, int n_past, bool all_logits);
+                                     const struct llm_kv_cache * kv, int n_tokens, int n_past, bool all_logits,
+                                     bool flash_attn);
 
 struct llm_context {
     struct llm_model *   model;
@@ -66,6 +69,7 @@ struct llm_context {
     void *               graph_mem;
     size_t               graph_mem_size;
     int                  n_past, n_batch;
+    bool                 flash_attn;
     float *              logits;        // [n_vocab * n_logits] of the last evaluation
 };
 
@@ -73,8 +77,9 @@ struct llm_context {
 struct llm_context * llm_context_new(const char * fname, const char * device, int n_threads,
                                      uint32_t n_ctx, int n_batch);
 // the same with the KV cache's type chosen (F16 by default; F32 for the tests' reference checks)
+// and flash attention: 1 on, 0 off, -1 (the default) where the device supports flash_attn_ext
 struct llm_context * llm_context_new_ext(const char * fname, const char * device, int n_threads,
-                                         uint32_t n_ctx, int n_batch, enum ggml_type kv_type);
+                                         uint32_t n_ctx, int n_batch, enum ggml_type kv_type, int flash_attn);
 void                 llm_context_free(struct llm_context * lctx);
 // evaluates tokens (in batches of n_batch) after the cache; the logits of the last token (or of
 // every token when all_logits) are in lctx->logits

@@ -1,7 +1,7 @@
 // ggml-llm: generates text with a llama-architecture GGUF model on one device.
 //   ggml-llm -m MODEL.gguf -p "prompt" [-n N] [--chat] [--temp T] [--device CPU|OpenCL0|...]
 //            [--threads N] [--batch N] [--ctx N] [--top-k K] [--top-p P] [--min-p P]
-//            [--repeat-penalty R] [--seed S] [--ids] [--ignore-eos] [--verbose]
+//            [--repeat-penalty R] [--seed S] [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose]
 // The text streams to stdout as it is generated; then (with --ids) the generated token ids on one
 // line, and the lines "prompt: ..." and "generation: ...". Errors: one line on stderr, exit 1.
 #include "llm.h"
@@ -22,7 +22,7 @@ static char * dup_n(const char * s, size_t n) {   // strndup is not C11
 
 struct options {
     const char * model, * prompt, * device;
-    int n_predict, n_threads, n_batch, n_ctx;
+    int n_predict, n_threads, n_batch, n_ctx, flash_attn;
     bool chat, ids, ignore_eos, verbose;
     struct llm_sampler_params sp;
 };
@@ -34,11 +34,11 @@ static double now_ms(void) {
 static void usage(void) {
     fprintf(stderr, "usage: ggml-llm -m MODEL.gguf -p PROMPT [-n N] [--chat] [--temp T] [--device NAME] [--threads N]"
                     " [--batch N] [--ctx N] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]"
-                    " [--ids] [--ignore-eos] [--verbose]\n");
+                    " [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose]\n");
 }
 
 static bool parse(int argc, char ** argv, struct options * o) {
-    *o = (struct options) { .device = "CPU", .n_predict = 64, .n_threads = 2, .n_batch = 512, .n_ctx = 2048,
+    *o = (struct options) { .device = "CPU", .n_predict = 64, .n_threads = 2, .n_batch = 512, .n_ctx = 2048, .flash_attn = -1,
                             .sp = { .temp = 0.0f, .top_k = 40, .top_p = 0.95f, .min_p = 0.05f, .repeat_penalty = 1.0f,
                                     .repeat_last_n = 64, .seed = 42 } };
     for (int i = 1; i < argc; i++) {
@@ -52,6 +52,9 @@ static bool parse(int argc, char ** argv, struct options * o) {
         else if (!strcmp(a, "--threads") || !strcmp(a, "-t")) { if (val) o->n_threads = atoi(val); }
         else if (!strcmp(a, "--batch") || !strcmp(a, "-b")) { if (val) o->n_batch = atoi(val); }
         else if (!strcmp(a, "--ctx") || !strcmp(a, "-c")) { if (val) o->n_ctx = atoi(val); }
+        else if (!strcmp(a, "--flash-attn")) {
+            if (val) o->flash_attn = !strcmp(val, "on") ? 1 : !strcmp(val, "off") ? 0 : -1;
+        }
         else if (!strcmp(a, "--temp")) { if (val) o->sp.temp = (float) atof(val); }
         else if (!strcmp(a, "--top-k")) { if (val) o->sp.top_k = atoi(val); }
         else if (!strcmp(a, "--top-p")) { if (val) o->sp.top_p = (float) atof(val); }
@@ -125,7 +128,8 @@ int main(int argc, char ** argv) {
     if (o.verbose) {
         print_devices();
     }
-    struct llm_context * lctx = llm_context_new(o.model, o.device, o.n_threads, (uint32_t) o.n_ctx, o.n_batch);
+    struct llm_context * lctx = llm_context_new_ext(o.model, o.device, o.n_threads, (uint32_t) o.n_ctx, o.n_batch,
+                                                    GGML_TYPE_F16, o.flash_attn);
     if (!lctx) {
         return 1;
     }
@@ -136,9 +140,10 @@ int main(int argc, char ** argv) {
     struct llm_vocab * vocab = llm_vocab_load(lctx->model->gguf);
     if (!vocab) goto out;
     if (o.verbose) {
-        fprintf(stderr, "model: %u layers, %u dims, %u/%u heads, vocabulary %u, weights and KV cache on %s\n",
-                lctx->model->hp.n_layer, lctx->model->hp.n_embd, lctx->model->hp.n_head, lctx->model->hp.n_head_kv,
-                lctx->model->hp.n_vocab, o.device);
+        fprintf(stderr, "model: %u layers, %u dims, %u/%u heads, vocabulary %u; every layer's weights and KV cache on %s;"
+                " attention by %s\n", lctx->model->hp.n_layer, lctx->model->hp.n_embd, lctx->model->hp.n_head,
+                lctx->model->hp.n_head_kv, lctx->model->hp.n_vocab, o.device,
+                lctx->flash_attn ? "flash_attn_ext" : "mul_mat + soft_max");
     }
     text = o.chat ? llm_chat_apply(o.prompt) : dup_n(o.prompt, strlen(o.prompt));
     int cap = (int) lctx->kv.n_ctx;
