@@ -135,7 +135,25 @@ extern "C" {
 
     GGML_BACKEND_API ggml_backend_reg_t ggml_backend_cpu_reg(void);
 
+    // Dot product of n elements: s[0] = x . y, x of the traits' type, y of its vec_dot_type. bs, bx,
+    // by and nrc serve kernels that compute several rows per call; this library's kernels compute
+    // one (nrows = 1; pass nrc = 1).
+    typedef void (*ggml_vec_dot_t)  (int n, float * GGML_RESTRICT s, size_t bs, const void * GGML_RESTRICT x, size_t bx,
+                                       const void * GGML_RESTRICT y, size_t by, int nrc);
+
+    struct ggml_type_traits_cpu {
+        ggml_from_float_t     from_float;   // floats to this type (NULL: no quantizer)
+        ggml_vec_dot_t        vec_dot;      // NULL: this type has no dot product
+        enum ggml_type        vec_dot_type; // the type of vec_dot's y
+        int64_t               nrows;        // rows vec_dot computes per call
+    };
+
+    // The kernels of the level in use (GGML_CPU_ISA). Never NULL: an invalid type gives empty traits.
+    GGML_BACKEND_API const struct ggml_type_traits_cpu * ggml_get_type_traits_cpu(enum ggml_type type);
+
     // row conversions
+    GGML_BACKEND_API void ggml_cpu_fp32_to_fp32(const float *, float *, int64_t);
+    GGML_BACKEND_API void ggml_cpu_fp32_to_i32 (const float *, int32_t *, int64_t);
     GGML_BACKEND_API void ggml_cpu_fp32_to_fp16(const float *, ggml_fp16_t *, int64_t);
     GGML_BACKEND_API void ggml_cpu_fp16_to_fp32(const ggml_fp16_t *, float *, int64_t);
     GGML_BACKEND_API void ggml_cpu_fp32_to_bf16(const float *, ggml_bf16_t *, int64_t);

@@ -1,11 +1,12 @@
 // Checks the CPU kernel tables (src/ggml-cpu/cpu-kernels.h) at every SIMD level this CPU runs
 // (levels above GGML_CPU_ISA or the CPU are skipped and reported):
 //   - every table is complete after the gap filling (no NULL kernel), names its level, and the
-//     matrix-product kernel set's tile fits the driver's limits; the quantized slots are empty;
+//     matrix-product kernel set's tile fits the driver's limits; every filled quantized slot's activation type has a quantizer;
 //   - the attention, conv and rope kernels of the table against double-precision sums, for every
 //     attention row slot, the three K/V types and lengths with vector tails;
 //   - an unknown type cannot reach the matrix-product kernels: ggml_mm_type_size answers 0 for
-//     every type but F32/F16/BF16 and the CPU backend refuses MUL_MAT with quantized weights.
+//     every type but F32/F16/BF16 and the CPU backend refuses MUL_MAT with quantized weights that
+//     have no quantized slot (Q1_0), admits those that do (Q4_0: cpu-ops-matmul-quant.c).
 
 #include "ggml.h"
 #include "ggml-backend.h"
@@ -43,11 +44,13 @@ static void check_complete(const struct ggml_cpu_kernels * kt, const char * lv) 
         TEST_CHECK_MSG(kt->attn_dot[r] != NULL && kt->attn_axpy[r] != NULL, "[%s] attention slot %d", lv, r);
     }
     TEST_CHECK_MSG(kt->conv2d_tile && kt->rope_normal && kt->rope_half, "[%s] conv/rope kernels", lv);
-    int n_quant = 0;
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        n_quant += kt->quant[t].vec_dot != NULL || kt->quant[t].from_float != NULL;
+        if (kt->quant[t].vec_dot != NULL) {
+            const enum ggml_type vt = kt->quant[t].vec_dot_type;
+            TEST_CHECK_MSG(vt < GGML_TYPE_COUNT && kt->quant[vt].from_float != NULL,
+                           "[%s] quantized slot %s: activation type without a quantizer", lv, ggml_type_name((enum ggml_type) t));
+        }
     }
-    TEST_CHECK_MSG(n_quant == 0, "[%s] %d quantized slots filled (none expected yet)", lv, n_quant);
 }
 
 // an element of type t holding (the rounding of) x, and its value back as float
@@ -199,16 +202,19 @@ static void check_types(void) {
     }
     TEST_CHECK(n_mm == 3);
 
-    // the CPU backend refuses MUL_MAT with quantized weights (no kernel table slot yet)
+    // the CPU backend refuses MUL_MAT with quantized weights without a kernel table slot
     struct ggml_init_params ip = { 16*ggml_tensor_overhead(), NULL, true };
     struct ggml_context * ctx = ggml_init(ip);
     ggml_backend_t be = ggml_backend_cpu_init();
     TEST_CHECK(ctx != NULL && be != NULL);
     if (ctx != NULL && be != NULL) {
         struct ggml_tensor * b  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 3);
+        struct ggml_tensor * b1 = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 128, 3);
+        struct ggml_tensor * wn = ggml_new_tensor_2d(ctx, GGML_TYPE_Q1_0, 128, 5);
         struct ggml_tensor * wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 5);
         struct ggml_tensor * wh = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 64, 5);
-        TEST_CHECK(!ggml_backend_supports_op(be, ggml_mul_mat(ctx, wq, b)));
+        TEST_CHECK(!ggml_backend_supports_op(be, ggml_mul_mat(ctx, wn, b1)));
+        TEST_CHECK(ggml_backend_supports_op(be, ggml_mul_mat(ctx, wq, b)));
         TEST_CHECK(ggml_backend_supports_op(be, ggml_mul_mat(ctx, wh, b)));
     }
     ggml_backend_free(be);

@@ -253,7 +253,8 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
 }
 
 //
-// GET_ROWS: a [n, rows, ne2, ne3], b (I32/I64 indices) [k, m2, m3] -> [n, k, m2, m3]
+// GET_ROWS: a [n, rows, ne2, ne3], b (I32/I64 indices) [k, m2, m3] -> [n, k, m2, m3]; quantized a
+// dequantizes into F32 rows (SET_ROWS: F32 rows quantize into a quantized destination)
 //
 
 static bool index_type_ok(enum ggml_type type) {
@@ -272,6 +273,17 @@ static inline int64_t read_index(const struct ggml_tensor * t, int64_t i0, int64
     return v;
 }
 
+// quantized rows: dequantized to F32 (GET_ROWS) or quantized from F32 (SET_ROWS) by whole rows of
+// blocks, the quantized side's rows contiguous
+static bool rows_quant_ok(const struct ggml_tensor * q, const struct ggml_tensor * f, bool to_float) {
+    if ((int) q->type < 0 || q->type >= GGML_TYPE_COUNT || !ggml_is_quantized(q->type) || f->type != GGML_TYPE_F32) {
+        return false;
+    }
+    const struct ggml_type_traits * tr = ggml_get_type_traits(q->type);
+    return (to_float ? tr->to_float != NULL : tr->from_float_ref != NULL) && q->ne[0] % tr->blck_size == 0 &&
+        q->nb[0] == tr->type_size && f->nb[0] == sizeof(float);
+}
+
 static bool get_rows_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -279,7 +291,7 @@ static bool get_rows_supports(const struct ggml_tensor * op) {
         return false;
     }
     const bool types = (ggml_vec_is_float_type(a->type) && ggml_vec_is_float_type(op->type)) ||
-        (a->type == op->type && copy_plain_type(a->type));
+        (a->type == op->type && copy_plain_type(a->type)) || rows_quant_ok(a, op, true);
     return types && op->ne[0] == a->ne[0] && op->ne[1] == b->ne[0] && op->ne[2] == b->ne[1] && op->ne[3] == b->ne[2] &&
         b->ne[3] == 1 && a->ne[2] > 0 && a->ne[3] > 0 && b->ne[1] % a->ne[2] == 0 && b->ne[2] % a->ne[3] == 0;
 }
@@ -301,6 +313,10 @@ static enum ggml_status get_rows_forward(const struct ggml_compute_params * para
             return GGML_STATUS_FAILED;
         }
         const char * ar = copy_row_ptr(a, idx, i2 % a->ne[2], i3 % a->ne[3]);
+        if (ggml_is_quantized(a->type)) {
+            ggml_get_type_traits(a->type)->to_float(ar, (float *)(void *) copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
+            continue;
+        }
         copy_convert(vf, dst->type, copy_row_ptr(dst, i1, i2, i3), dst->nb[0], a->type, ar, a->nb[0], dst->ne[0]);
     }
     return GGML_STATUS_SUCCESS;
@@ -320,7 +336,7 @@ static bool set_rows_supports(const struct ggml_tensor * op) {
         return false;
     }
     const bool types = (ggml_vec_is_float_type(b->type) && ggml_vec_is_float_type(op->type)) ||
-        (b->type == op->type && copy_plain_type(b->type));
+        (b->type == op->type && copy_plain_type(b->type)) || rows_quant_ok(op, b, false);
     return types && op->ne[0] == b->ne[0] && op->ne[2] == b->ne[2] && op->ne[3] == b->ne[3] && c->ne[0] == b->ne[1] &&
         c->ne[3] == 1 && c->ne[1] > 0 && c->ne[2] > 0 && b->ne[2] % c->ne[1] == 0 && b->ne[3] % c->ne[2] == 0;
 }
@@ -339,6 +355,11 @@ static enum ggml_status set_rows_forward(const struct ggml_compute_params * para
             GGML_LOG_ERROR("%s: node '%s': index %lld for row %lld of (%lld, %lld) is outside the %lld rows of the destination\n",
                     __func__, dst->name, (long long) idx, (long long) i, (long long) i2, (long long) i3, (long long) dst->ne[1]);
             return GGML_STATUS_FAILED;
+        }
+        if (ggml_is_quantized(dst->type)) {
+            ggml_get_type_traits(dst->type)->from_float_ref((const float *)(const void *) copy_row_ptr(b, i, i2, i3),
+                    copy_row_ptr(dst, idx, i2, i3), b->ne[0]);
+            continue;
         }
         copy_convert(vf, dst->type, copy_row_ptr(dst, idx, i2, i3), dst->nb[0], b->type, copy_row_ptr(b, i, i2, i3),
                 b->nb[0], b->ne[0]);

@@ -13,6 +13,7 @@
 #include "ggml-cpu-impl.h"
 #include "matmul-impl.h"
 #include "cpu-kernels.h"
+#include "cpu-ops-matmul-quant.h"
 
 #include <string.h>
 
@@ -61,6 +62,9 @@ static bool mm_shapes_ok(const struct ggml_tensor * op) {
 bool ggml_cpu_matmul_supports(const struct ggml_tensor * op) {
     if (op == NULL || (op->op != GGML_OP_MUL_MAT && op->op != GGML_OP_OUT_PROD)) {
         return false;
+    }
+    if (ggml_cpu_matmul_q_applies(op)) {
+        return ggml_cpu_matmul_q_supports(op); // quantized weights: cpu-ops-matmul-quant.c
     }
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -154,6 +158,9 @@ static size_t mm_thread_floats(const struct mm_plan * p) {
 }
 
 size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
+    if (ggml_cpu_matmul_q_applies(op)) {
+        return ggml_cpu_matmul_q_work_size(op, n_threads);
+    }
     struct mm_plan p;
     const int nth = MAX(1, n_threads);
     mm_make_plan(op, nth, &p);
@@ -167,6 +174,9 @@ size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
 #define MM_MIN_MACS_PER_THREAD (64*1024)
 
 int ggml_cpu_matmul_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    if (ggml_cpu_matmul_q_applies(op)) {
+        return ggml_cpu_matmul_q_n_tasks(op, n_threads);
+    }
     struct mm_plan p;
     const int nth = MAX(1, n_threads);
     mm_make_plan(op, nth, &p);
@@ -203,6 +213,9 @@ static void mm_zero_dst(const struct mm_plan * p, const struct ggml_compute_para
 }
 
 enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    if (ggml_cpu_matmul_q_applies(op)) {
+        return ggml_cpu_matmul_q_forward(params, op);
+    }
     if (!ggml_cpu_matmul_supports(op)) {
         GGML_LOG_ERROR("%s: %s of %s x %s into %s is not supported\n", __func__, ggml_op_desc(op),
                        op->src[0] ? ggml_type_name(op->src[0]->type) : "NULL",

@@ -4,6 +4,7 @@
 // levels' gaps are filled from here.
 
 #include "portable-kernels.h"
+#include "portable-quant.h"
 #include "ggml-impl.h"
 
 #include <string.h>
@@ -99,6 +100,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_portable = {
     .conv2d_tile = conv2d_tile_portable,
     .rope_normal = rope_normal_portable,
     .rope_half   = rope_half_portable,
-    // quant: no quantized kernels yet (see cpu-kernels.h); a type whose slot is NULL here is
-    // refused by supports_op
+    // quantized dot products (portable-quant.c); a type whose slot is NULL here is refused by
+    // supports_op
+    .quant       = GGML_CPU_QUANT_PORTABLE_SLOTS,
 };

@@ -3,6 +3,7 @@
 // (avx2-vec.c) and the matrix-product kernel set (avx2-gemm.c).
 
 #include "x86-kernels.h"
+#include "avx2-quant.h"
 #include "ggml-impl.h"
 
 #if GGML_CPU_X86
@@ -146,7 +147,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_avx2 = {
     .conv2d_tile = conv2d_tile_avx2,
     .rope_normal = rope_normal_avx2,
     .rope_half   = rope_half_avx2,
-    // quant: no quantized kernels yet (see cpu-kernels.h)
+    .quant       = GGML_CPU_QUANT_AVX2_SLOTS, // avx2-quant.c; the other types: portable's
 };
 
 #else

@@ -1,0 +1,35 @@
+#pragma once
+
+// Internal to arch/x86/: the AVX2 quantized dot products (avx2-quant.c, avx2-quant-k.c) and the initializer of the
+// AVX2 table's quant member (avx2.c). Slots left out inherit the portable kernels.
+
+#include "x86-kernels.h"
+
+#if GGML_CPU_X86
+#include <immintrin.h>
+
+// fp16 scale to float with F16C, inline (ggml_compute_fp16_to_fp32 is a call per block); exact
+GGML_TARGET_AVX2 static inline float q_fp16_avx2(ggml_fp16_t h) {
+    return _cvtsh_ss(h);
+}
+
+#define GGML_CPU_Q_DECL_AVX2(t) \
+    void ggml_cpu_q_dot_##t##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc);
+GGML_CPU_Q_DECL_AVX2(q4_0) GGML_CPU_Q_DECL_AVX2(q4_1) GGML_CPU_Q_DECL_AVX2(q5_0) GGML_CPU_Q_DECL_AVX2(q5_1)
+GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl) GGML_CPU_Q_DECL_AVX2(q4_K) GGML_CPU_Q_DECL_AVX2(q6_K)
+GGML_CPU_Q_DECL_AVX2(q5_K) GGML_CPU_Q_DECL_AVX2(iq4_xs)
+#undef GGML_CPU_Q_DECL_AVX2
+
+#define GGML_CPU_QUANT_AVX2_SLOTS { \
+    [GGML_TYPE_Q4_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q4_0_avx2, NULL }, \
+    [GGML_TYPE_Q4_1]   = { GGML_TYPE_Q8_1, ggml_cpu_q_dot_q4_1_avx2, NULL }, \
+    [GGML_TYPE_Q5_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q5_0_avx2, NULL }, \
+    [GGML_TYPE_Q5_1]   = { GGML_TYPE_Q8_1, ggml_cpu_q_dot_q5_1_avx2, NULL }, \
+    [GGML_TYPE_Q8_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q8_0_avx2, NULL }, \
+    [GGML_TYPE_IQ4_NL] = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_iq4_nl_avx2, NULL }, \
+    [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_avx2, NULL }, \
+    [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_avx2, NULL }, \
+    [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_avx2, NULL }, \
+    [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL }, \
+}
+#endif

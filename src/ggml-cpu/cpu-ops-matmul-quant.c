@@ -1,0 +1,135 @@
+// MUL_MAT with quantized weights: dst[n][m] = vec_dot(A row n, B row m quantized to vec_dot_type).
+//
+// Two phases in one forward:
+//   1. The F32 activations (every row of B, all batches) are quantized once to the weight type's
+//      vec_dot_type (Q8_0 / Q8_1 / Q8_K) into the shared work buffer, rows split over the threads;
+//      a barrier follows.
+//   2. Items = batch x chunk of weight rows, pulled with the chunk counter. Within an item the
+//      columns are walked in tiles of QMM_TILE_M: each weight row of the chunk is dotted with the
+//      tile's columns while the tile (a few tens of KiB of quantized activations) stays in cache,
+//      and the chunk's weight rows stay in L2 across tiles. Decode (one to a few columns) is then a
+//      plain stream over the weight rows, every row read once.
+// The dot products are the quant slots of the kernel table (cpu-kernels.h) of the level in use.
+
+#include "cpu-ops-matmul-quant.h"
+#include "cpu-kernels.h"
+
+#include <string.h>
+
+#define QMM_TILE_M 32
+
+bool ggml_cpu_matmul_q_applies(const struct ggml_tensor * op) {
+    return op != NULL && op->op == GGML_OP_MUL_MAT && op->src[0] != NULL && op->src[1] != NULL &&
+           ggml_is_quantized(op->src[0]->type);
+}
+
+bool ggml_cpu_matmul_q_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    const struct ggml_cpu_quant_kernels * q = &ggml_cpu_kernels_get(true)->quant[a->type];
+    if (q->vec_dot == NULL || b->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32) {
+        return false;
+    }
+    const enum ggml_type vt = q->vec_dot_type;
+    const struct ggml_cpu_quant_kernels * qa = &ggml_cpu_kernels_get(true)->quant[vt];
+    if (qa->from_float == NULL || a->ne[0] % ggml_blck_size(a->type) != 0 || a->ne[0] % ggml_blck_size(vt) != 0) {
+        return false;
+    }
+    // weight rows whole blocks, activation and result rows contiguous along k / n
+    if (a->nb[0] != ggml_type_size(a->type) || b->nb[0] != sizeof(float) || op->nb[0] != sizeof(float) ||
+        op->nb[1] % sizeof(float) != 0) {
+        return false;
+    }
+    if (a->ne[2] <= 0 || a->ne[3] <= 0 || b->ne[2] % a->ne[2] != 0 || b->ne[3] % a->ne[3] != 0) {
+        return false;
+    }
+    return a->ne[0] == b->ne[0] && op->ne[0] == a->ne[1] && op->ne[1] == b->ne[1] &&
+           op->ne[2] == b->ne[2] && op->ne[3] == b->ne[3];
+}
+
+static enum ggml_type qmm_vec_dot_type(const struct ggml_tensor * op, bool use_ref) {
+    return ggml_cpu_kernels_get(use_ref)->quant[op->src[0]->type].vec_dot_type;
+}
+
+// bytes of one quantized activation row, padded to a cache line
+static size_t qmm_row_bytes(const struct ggml_tensor * op, enum ggml_type vt) {
+    const size_t r = ggml_row_size(vt, op->src[0]->ne[0]);
+    return (r + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
+}
+
+size_t ggml_cpu_matmul_q_work_size(const struct ggml_tensor * op, int n_threads) {
+    (void) n_threads;
+    const struct ggml_tensor * b = op->src[1];
+    // the level's and the portable table's activation types agree (a slot is one unit); take the
+    // larger row so that reference mode fits too
+    const size_t r0 = qmm_row_bytes(op, qmm_vec_dot_type(op, false));
+    const size_t r1 = qmm_row_bytes(op, qmm_vec_dot_type(op, true));
+    return (r0 > r1 ? r0 : r1)*(size_t) (b->ne[1]*b->ne[2]*b->ne[3]);
+}
+
+int ggml_cpu_matmul_q_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    const double macs = (double) op->src[0]->ne[0]*(double) ggml_nelements(op);
+    return macs < 64.0*1024.0 ? 1 : MAX(1, n_threads);
+}
+
+enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const bool ok = ggml_cpu_matmul_q_supports(op);
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    const size_t need = ok ? ggml_cpu_matmul_q_work_size(op, params->nth) : 0;
+    if (!ok || (need > 0 && (params->wdata == NULL || params->wsize < need))) {
+        if (params->ith == 0) {
+            GGML_LOG_ERROR("%s: %s: MUL_MAT of %s x %s: %s\n", __func__, op->name, ggml_type_name(a->type),
+                           ggml_type_name(b->type), ok ? "work buffer too small" : "not supported");
+        }
+        if (params->nth > 1) {
+            ggml_cpu_barrier(params->threadpool); // every thread meets the barrier the others expect
+        }
+        return GGML_STATUS_FAILED;
+    }
+    const struct ggml_cpu_quant_kernels * q = &ggml_cpu_kernels_get(params->use_ref)->quant[a->type];
+    const enum ggml_type vt = q->vec_dot_type;
+    const ggml_cpu_quant_from_float_fn quantize = ggml_cpu_kernels_get(params->use_ref)->quant[vt].from_float;
+    const size_t rb = qmm_row_bytes(op, vt);
+
+    const int64_t K = a->ne[0], N = op->ne[0], M = op->ne[1], ne2 = op->ne[2], ne3 = op->ne[3];
+    char * wq = params->wdata;
+
+    // phase 1: quantize every activation row once
+    const int64_t nrows_b = M*ne2*ne3;
+    int64_t r0, r1;
+    ggml_cpu_split_range(nrows_b, params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t m = r % M, i2 = (r / M) % ne2, i3 = r / (M*ne2);
+        const float * src = (const float *)(const void *)((const char *) b->data + m*b->nb[1] + i2*b->nb[2] + i3*b->nb[3]);
+        quantize(src, wq + (size_t) r*rb, K);
+    }
+    if (params->nth > 1) {
+        ggml_cpu_barrier(params->threadpool);
+    }
+
+    // phase 2: chunks of weight rows; enough of them for the dynamic split to even out
+    const int64_t nbatch = ne2*ne3;
+    int64_t chunk = (N + 8*params->nth - 1)/(8*params->nth);
+    chunk = MAX((int64_t) 4, MIN(chunk, (int64_t) 64));
+    const int64_t nchunk = (N + chunk - 1)/chunk;
+    const int64_t r2 = b->ne[2]/a->ne[2], r3 = b->ne[3]/a->ne[3];
+    for (int64_t it = ggml_cpu_chunk_next(params->threadpool); it < nbatch*nchunk; it = ggml_cpu_chunk_next(params->threadpool)) {
+        const int64_t batch = it / nchunk, i2 = batch % ne2, i3 = batch / ne2;
+        const int64_t n0 = (it % nchunk)*chunk, n1 = MIN(N, n0 + chunk);
+        const char * abase = (const char *) a->data + (i2/r2)*a->nb[2] + (i3/r3)*a->nb[3];
+        const char * bbase = wq + (size_t) (batch*M)*rb;
+        char * cbase = (char *) op->data + i2*op->nb[2] + i3*op->nb[3];
+        for (int64_t m0 = 0; m0 < M; m0 += QMM_TILE_M) {
+            const int64_t m1 = MIN(M, m0 + QMM_TILE_M);
+            for (int64_t n = n0; n < n1; n++) {
+                const char * arow = abase + n*a->nb[1];
+                for (int64_t m = m0; m < m1; m++) {
+                    float * c = (float *)(void *)(cbase + m*op->nb[1]) + n;
+                    q->vec_dot((int) K, c, 0, arow, 0, bbase + (size_t) m*rb, 0, 1);
+                }
+            }
+        }
+    }
+    return GGML_STATUS_SUCCESS;
+}
