@@ -11,7 +11,7 @@
 #include "ggml.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
-#include "ggml-impl.h"   // ggml_alloc_fault_set
+#include "ggml-impl.h"   // ggml_test_control
 #include "gguf.h"
 
 #include <math.h>
@@ -423,6 +423,12 @@ static void test_corrupt_input(void) {
 
 // every allocation of reading, writing and setting fails in turn: a NULL / false result, no leak
 // (the sanitizer build checks), no crash
+static long alloc_fault_count(void) {
+    long n = 0;
+    ggml_test_control(GGML_TEST_ALLOC_FAULT_COUNT, &n);
+    return n;
+}
+
 static void test_allocation_failures(void) {
     size_t size = 0;
     unsigned char * file = small_file(&size);
@@ -433,7 +439,7 @@ static void test_allocation_failures(void) {
     bool completed = false;
     test_log_capture_begin();
     for (long n = 1; n < 400 && !completed; n++) {
-        ggml_alloc_fault_set(n);
+        ggml_test_control(GGML_TEST_ALLOC_FAULT_SET, n);
         struct ggml_context * cd = NULL;
         struct gguf_init_params p = { false, &cd };
         struct gguf_context * g = gguf_init_from_buffer(file, size, p);
@@ -448,10 +454,10 @@ static void test_allocation_failures(void) {
         } else {
             TEST_CHECK(cd == NULL);
         }
-        completed = ok && ggml_alloc_fault_count() < n;   // the n-th allocation was never reached
+        completed = ok && alloc_fault_count() < n;   // the n-th allocation was never reached
         failures_seen += !ok;
     }
-    ggml_alloc_fault_set(0);
+    ggml_test_control(GGML_TEST_ALLOC_FAULT_SET, 0L);
     test_log_capture_end();
     TEST_CHECK_MSG(completed && failures_seen > 5, "completed %d, %d failing runs", completed, failures_seen);
     remove(fname);
