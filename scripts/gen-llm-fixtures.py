@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Writes the real-model fixtures of ggml-llm with the family's runtime (llama-cpp-python).
+
+Not run by CI: it needs `pip install llama-cpp-python` (a source build of several minutes).
+    python3 scripts/gen-llm-fixtures.py MODEL.gguf OUT_DIR
+
+Writes to OUT_DIR:
+  tokenizer.txt    one line per corpus line: the line's ids (space-separated), a tab, the line as
+                   JSON (so whitespace and control characters survive)
+  greedy.txt       per prompt: "plain"/"chat", a tab, the prompt as JSON, a tab, 64 greedy ids
+  top-logits.txt   per prompt: the top-10 (id, logit) pairs of the first generated position
+"""
+import json
+import os
+import sys
+
+
+def corpus():
+    """A few thousand lines: English, code, numbers, Unicode, emoji, whitespace runs, specials."""
+    words = ("the quick brown fox jumps over the lazy dog while Hello World isn't it we'll "
+             "they've I'm you'd she's").split()
+    lines = []
+    for i in range(1500):
+        n = 3 + i % 11
+        lines.append(" ".join(words[(i * 7 + k * 3) % len(words)] for k in range(n)))
+    for i in range(300):
+        lines.append(f"{i * 7919 % 100000} + {i * 31} = {i * 7919 % 100000 + i * 31}; pi ~ 3.{i:04d}")
+    code = ["def f(x):\n    return x ** 2", "for (int i = 0; i < n; i++) { s += a[i]; }",
+            "if __name__ == '__main__':\n\tmain()", "SELECT * FROM t WHERE id = 42;"]
+    for i in range(200):
+        lines.append(code[i % len(code)] + " " * (i % 5))
+    uni = ["café naïve résumé", "日本語のテキスト", "Ελληνικά και русский", "emoji 😀👍🏽🇫🇷 mixed",
+           "¿Qué tal? ¡Bien!", "math ∑ ∫ √ ≤ ≥", "العربية", "한국어 문장"]
+    for i in range(300):
+        lines.append(uni[i % len(uni)] + (" " * (i % 4)) + str(i))
+    for i in range(100):
+        lines.append(" " * (1 + i % 6) + "x" + "\t" * (i % 3) + "y" + "\n" * (i % 2))
+    specials = ["<|im_start|>user\nhi<|im_end|>", "<|endoftext|>", "a<|im_end|>b"]
+    for i in range(60):
+        lines.append(specials[i % len(specials)])
+    return lines
+
+
+PROMPTS = [("plain", "The capital of France is"), ("plain", "def fibonacci(n):"),
+           ("plain", "Once upon a time"), ("chat", "What is the boiling point of water?"),
+           ("chat", "Write a haiku about the sea.")]
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    from llama_cpp import Llama  # only needed here
+    import numpy as np
+    model, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    llm = Llama(model_path=model, n_ctx=2048, n_threads=2, logits_all=False, verbose=False)
+    with open(os.path.join(out, "tokenizer.txt"), "w", encoding="utf-8") as f:
+        for line in corpus():
+            ids = llm.tokenize(line.encode("utf-8"), add_bos=False, special=True)
+            f.write(" ".join(map(str, ids)) + "\t" + json.dumps(line, ensure_ascii=False) + "\n")
+    with open(os.path.join(out, "greedy.txt"), "w") as g, open(os.path.join(out, "top-logits.txt"), "w") as t:
+        for kind, prompt in PROMPTS:
+            text = (f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n" if kind == "chat" else prompt)
+            tokens = llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+            llm.reset()
+            llm.eval(tokens)
+            logits = np.array(llm.scores[llm.n_tokens - 1], dtype=np.float64)
+            top = np.argsort(-logits)[:10]
+            t.write(" ".join(f"{i}:{logits[i]:.6f}" for i in top) + "\n")
+            out_ids = []
+            for _ in range(64):
+                nxt = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+                out_ids.append(nxt)
+                llm.eval([nxt])
+            g.write(kind + "\t" + json.dumps(prompt) + "\t" + " ".join(map(str, out_ids)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
