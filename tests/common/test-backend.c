@@ -424,6 +424,9 @@ struct tb_stream {
     int            cap;
     int            n_threads;
     atomic_bool    busy; // a graph is running: a second caller is refused, as by the CPU backend
+    pthread_mutex_t run; // held while a graph runs; synchronize takes it, so that it waits for
+                         // that graph (a synchronize from another thread, e.g. the one that a
+                         // refused graph_compute does, must not drain the queue under it)
 };
 
 struct tb_event {
@@ -526,6 +529,7 @@ static void tb_backend_free(ggml_backend_t backend) {
         }
     }
     pthread_mutex_unlock(&g_events_mutex);
+    pthread_mutex_destroy(&s->run);
     ggml_free_mem(s->ops);
     ggml_free_mem(s);
     ggml_free_mem(backend);
@@ -582,8 +586,11 @@ static bool tb_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backend
 }
 
 static void tb_backend_synchronize(ggml_backend_t backend) {
+    struct tb_stream * s = (struct tb_stream *) backend->context;
     atomic_fetch_add(&g_st.n_sync, 1);
-    tb_flush((struct tb_stream *) backend->context);
+    pthread_mutex_lock(&s->run);
+    tb_flush(s);
+    pthread_mutex_unlock(&s->run);
 }
 
 static void tb_backend_event_record(ggml_backend_t backend, ggml_backend_event_t event) {
@@ -733,6 +740,7 @@ static enum ggml_status tb_backend_graph_compute(ggml_backend_t backend, struct 
                        "(one graph at a time per backend: give each thread its own backend)\n", tb_backend_get_name(backend));
         return GGML_STATUS_FAILED;
     }
+    pthread_mutex_lock(&s->run);
     atomic_fetch_add(&g_st.n_compute, 1);
     const long delay = atomic_load(&g_cfg.compute_delay_us);
     if (delay > 0) {
@@ -744,6 +752,7 @@ static enum ggml_status tb_backend_graph_compute(ggml_backend_t backend, struct 
     for (int i = 0; i < cgraph->n_nodes && st == GGML_STATUS_SUCCESS; i++) {
         st = tb_compute_node(s, cgraph->nodes[i]);
     }
+    pthread_mutex_unlock(&s->run);
     atomic_store(&s->busy, false);
     return st;
 }
@@ -816,7 +825,7 @@ static ggml_backend_t tb_dev_init_backend(ggml_backend_dev_t dev, const char * p
     (void) params;
     struct tb_stream * s = (struct tb_stream *) ggml_calloc(1, sizeof(*s));
     ggml_backend_t backend = (ggml_backend_t) ggml_calloc(1, sizeof(struct ggml_backend));
-    if (s == NULL || backend == NULL) {
+    if (s == NULL || backend == NULL || pthread_mutex_init(&s->run, NULL) != 0) {
         ggml_free_mem(s);
         ggml_free_mem(backend);
         return NULL;
