@@ -69,9 +69,12 @@ ggml_backend_dev_t llm_device_by_name(const char * name) {
         const char * end = strchr(p, ',');
         size_t len = end ? (size_t) (end - p) : strlen(p);
         char one[128];
-        if (len == 0 || len >= sizeof(one) || n == GGML_BACKEND_META_MAX_DEVICES) {
-            fprintf(stderr, "error: bad meta device list '%s' (meta:DEV1,DEV2[,...], at most %d devices)\n", name,
-                    GGML_BACKEND_META_MAX_DEVICES);
+        if (len == 0 || len >= sizeof(one)) {
+            fprintf(stderr, "error: bad meta device list '%s' (an empty or too long device name)\n", name);
+            return NULL;
+        }
+        if (n == GGML_BACKEND_META_MAX_DEVICES) {
+            fprintf(stderr, "error: bad meta device list '%s' (more than %d devices)\n", name, GGML_BACKEND_META_MAX_DEVICES);
             return NULL;
         }
         memcpy(one, p, len);
