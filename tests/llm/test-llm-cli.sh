@@ -1,6 +1,6 @@
 #!/bin/sh
 # ggml-llm on the tiny models (made by gen-tiny-llama): it generates with the output lines the
-# issue names; the same greedy ids with batch 512 and batch 3, and on OpenCL0 when present; bad
+# issue names; the same greedy ids with batch 512 and batch 3, on meta:CPU,CPU, and on OpenCL0 when present; bad
 # input gives one clear line and a non-zero exit.
 #   test-llm-cli.sh PATH/TO/ggml-llm PATH/TO/tiny-llama   (the models are PREFIX-f32.gguf etc.)
 LLM=$1
@@ -24,6 +24,8 @@ for m in f32 f16 qwen2; do
     n=$(echo "$a" | wc -w)
     if [ "$n" -ne 12 ] || [ "$a" != "$b" ]; then echo "FAIL $m: batch 512 gives '$a', batch 3 gives '$b'"; fail=1; else echo "ok   $m: 12 greedy ids, batch 3 == batch 512: $a"; fi
     [ -n "$c" ] || { echo "FAIL $m: --chat"; fail=1; }
+    e=$(ids -m "$TINY-$m.gguf" -p "the weather in the north is on the way" --device meta:CPU,CPU)
+    if [ "$a" != "$e" ]; then echo "FAIL $m: meta:CPU,CPU gives '$e', CPU '$a'"; fail=1; else echo "ok   $m: meta:CPU,CPU == CPU"; fi
     if "$LLM" --verbose -m "$TINY-$m.gguf" -p x -n 1 2>&1 | grep -q '^  OpenCL0 '; then
         d=$(ids -m "$TINY-$m.gguf" -p "the weather in the north is on the way" --device OpenCL0)
         if [ "$a" != "$d" ]; then echo "FAIL $m: OpenCL0 gives '$d', CPU '$a'"; fail=1; else echo "ok   $m: OpenCL0 == CPU"; fi
@@ -54,4 +56,5 @@ bad "corrupt file" -m "$tmp/corrupt.gguf" -p hi
 bad "unknown architecture" -m "$TINY-mistery.gguf" -p hi
 bad "prompt longer than the context" -m "$TINY-f32.gguf" -p "$long"
 bad "unknown device" -m "$TINY-f32.gguf" -p hi --device NoSuchDevice
+bad "unknown device in a meta list" -m "$TINY-f32.gguf" -p hi --device meta:CPU,NoSuchDevice
 exit $fail

@@ -67,8 +67,11 @@ static bool device_has_flash_attn(ggml_backend_dev_t dev, const struct llm_model
 
 struct llm_context * llm_context_new_ext(const char * fname, const char * device, int n_threads, uint32_t n_ctx,
                                          int n_batch, enum ggml_type kv_type, int flash_attn) {
-    ggml_backend_dev_t dev = ggml_backend_dev_by_name(device);
+    ggml_backend_dev_t dev = llm_device_by_name(device);
     if (!dev) {
+        if (strncmp(device, "meta:", 5) == 0) {
+            return NULL;   // llm_device_by_name said why
+        }
         fprintf(stderr, "error: unknown device '%s' (see --verbose for the device table)\n", device);
         return NULL;
     }

@@ -73,7 +73,11 @@ struct llm_context {
     float *              logits;        // [n_vocab * n_logits] of the last evaluation
 };
 
-// device: a device name (CPU, OpenCL0, ...); NULL and one logged line when unknown
+// a device by name (CPU, OpenCL0, ...), or "meta:DEV1,DEV2[,...]": a meta device over those
+// devices with the model split tensor-parallel by tensor name (llm-meta.c); NULL when unknown
+ggml_backend_dev_t llm_device_by_name(const char * name);
+
+// device: a device name as for llm_device_by_name; NULL and one logged line when unknown
 struct llm_context * llm_context_new(const char * fname, const char * device, int n_threads,
                                      uint32_t n_ctx, int n_batch);
 // the same with the KV cache's type chosen (F16 by default; F32 for the tests' reference checks)
