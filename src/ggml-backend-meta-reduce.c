@@ -1,6 +1,6 @@
 // All-reduce for the meta device: the simple devices' registry's communication hooks when they
 // all share one registry that has them, otherwise a binary tree over the devices' own
-// (asynchronous where possible) tensor copies and one-node ADD graphs.
+// tensor copies (each one ordered with both streams) and one-node ADD graphs.
 
 #include "ggml-backend-meta-impl.h"
 #include "ggml-impl.h"
@@ -40,6 +40,17 @@ void meta_comm_free(struct meta_comm * comm) {
     memset(comm, 0, sizeof(*comm));
 }
 
+// a copy between two devices' streams, ordered with what both have queued: the streams are not
+// ordered with each other, and a copy queued on one can otherwise overtake an ADD still queued on
+// the other that reads the same temporary (seen as a wrong sum with OpenCL0 + CPU + OpenCL0)
+static void copy_between(ggml_backend_t from, ggml_backend_t to, struct ggml_tensor * src, struct ggml_tensor * dst) {
+    ggml_backend_synchronize(from);
+    ggml_backend_synchronize(to);
+    ggml_backend_tensor_copy_async(from, to, src, dst);
+    ggml_backend_synchronize(from);
+    ggml_backend_synchronize(to);
+}
+
 // tensors[j] += tmp on backend j (queued)
 static bool add_into(ggml_backend_t backend, struct ggml_tensor * dst, struct ggml_tensor * tmp, struct ggml_context * ctx) {
     struct ggml_tensor * sum = ggml_add_inplace(ctx, dst, tmp);
@@ -77,7 +88,7 @@ static bool tree_allreduce(ggml_backend_t * backends, size_t n, struct ggml_tens
     if (ok) {
         for (size_t s = 1; s < n && ok; s *= 2) {
             for (size_t j = 0; j + s < n && ok; j += 2*s) {
-                ggml_backend_tensor_copy_async(backends[j + s], backends[j], tensors[j + s], tmp[j]);
+                copy_between(backends[j + s], backends[j], tensors[j + s], tmp[j]);
                 ok = add_into(backends[j], tensors[j], tmp[j], ctx[j]);
             }
         }
@@ -87,7 +98,7 @@ static bool tree_allreduce(ggml_backend_t * backends, size_t n, struct ggml_tens
         }
         for (size_t s = top / 2; s >= 1 && ok; s /= 2) {
             for (size_t j = 0; j + s < n; j += 2*s) {
-                ggml_backend_tensor_copy_async(backends[j], backends[j + s], tensors[j], tensors[j + s]);
+                copy_between(backends[j], backends[j + s], tensors[j], tensors[j + s]);
             }
         }
         for (size_t j = 0; j < n; j++) {
