@@ -1,4 +1,4 @@
-// Lookup tables of the quantized formats, generated into ggml-quants-tables.c by
+// Lookup tables of the quantized formats, generated into ggml-quants-tables.c and ggml-quants-grid-iq{1,2,3}.c by
 // scripts/gen-quant-tables.py (see there for their source and the --check mode).
 #pragma once
 
