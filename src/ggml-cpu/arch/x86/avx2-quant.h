@@ -1,6 +1,7 @@
 #pragma once
 
-// Internal to arch/x86/: the AVX2 quantized dot products (avx2-quant.c, avx2-quant-k.c) and the initializer of the
+// Internal to arch/x86/: the AVX2 quantized dot products (avx2-quant.c, avx2-quant-k.c and the
+// avx2-quant-*.c files named below) and the initializer of the
 // AVX2 table's quant member (avx2.c). Slots left out inherit the portable kernels.
 
 #include "x86-kernels.h"
@@ -18,19 +19,42 @@ GGML_TARGET_AVX2 static inline float q_fp16_avx2(ggml_fp16_t h) {
 GGML_CPU_Q_DECL_AVX2(q4_0) GGML_CPU_Q_DECL_AVX2(q4_1) GGML_CPU_Q_DECL_AVX2(q5_0) GGML_CPU_Q_DECL_AVX2(q5_1)
 GGML_CPU_Q_DECL_AVX2(q8_0) GGML_CPU_Q_DECL_AVX2(iq4_nl) GGML_CPU_Q_DECL_AVX2(q4_K) GGML_CPU_Q_DECL_AVX2(q6_K)
 GGML_CPU_Q_DECL_AVX2(q5_K) GGML_CPU_Q_DECL_AVX2(iq4_xs) GGML_CPU_Q_DECL_AVX2(q2_K)
+// avx2-quant-q3k.c, avx2-quant-iq.c, avx2-quant-ternary.c, avx2-quant-fp4.c
+GGML_CPU_Q_DECL_AVX2(q3_K) GGML_CPU_Q_DECL_AVX2(iq2_xxs) GGML_CPU_Q_DECL_AVX2(iq2_xs) GGML_CPU_Q_DECL_AVX2(iq2_s)
+GGML_CPU_Q_DECL_AVX2(iq3_xxs) GGML_CPU_Q_DECL_AVX2(iq3_s) GGML_CPU_Q_DECL_AVX2(iq1_s) GGML_CPU_Q_DECL_AVX2(iq1_m)
+GGML_CPU_Q_DECL_AVX2(tq1_0) GGML_CPU_Q_DECL_AVX2(tq2_0) GGML_CPU_Q_DECL_AVX2(mxfp4) GGML_CPU_Q_DECL_AVX2(nvfp4)
 #undef GGML_CPU_Q_DECL_AVX2
+
+// activation quantizers (avx2-quant-q8.c): bytes equal to quantize_row_q8_{0,1,K}_ref
+void ggml_cpu_q_from_float_q8_0_avx2(const float * x, void * y, int64_t k);
+void ggml_cpu_q_from_float_q8_1_avx2(const float * x, void * y, int64_t k);
+void ggml_cpu_q_from_float_q8_K_avx2(const float * x, void * y, int64_t k);
 
 #define GGML_CPU_QUANT_AVX2_SLOTS { \
     [GGML_TYPE_Q4_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q4_0_avx2, NULL }, \
     [GGML_TYPE_Q4_1]   = { GGML_TYPE_Q8_1, ggml_cpu_q_dot_q4_1_avx2, NULL }, \
     [GGML_TYPE_Q5_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q5_0_avx2, NULL }, \
     [GGML_TYPE_Q5_1]   = { GGML_TYPE_Q8_1, ggml_cpu_q_dot_q5_1_avx2, NULL }, \
-    [GGML_TYPE_Q8_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q8_0_avx2, NULL }, \
+    [GGML_TYPE_Q8_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q8_0_avx2, ggml_cpu_q_from_float_q8_0_avx2 }, \
     [GGML_TYPE_IQ4_NL] = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_iq4_nl_avx2, NULL }, \
     [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_avx2, NULL }, \
     [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_avx2, NULL }, \
     [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_avx2, NULL }, \
     [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL }, \
     [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL }, \
+    [GGML_TYPE_Q3_K]    = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_avx2, NULL }, \
+    [GGML_TYPE_IQ2_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xxs_avx2, NULL }, \
+    [GGML_TYPE_IQ2_XS]  = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xs_avx2, NULL }, \
+    [GGML_TYPE_IQ2_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_s_avx2, NULL }, \
+    [GGML_TYPE_IQ3_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_xxs_avx2, NULL }, \
+    [GGML_TYPE_IQ3_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_s_avx2, NULL }, \
+    [GGML_TYPE_IQ1_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_s_avx2, NULL }, \
+    [GGML_TYPE_IQ1_M]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_m_avx2, NULL }, \
+    [GGML_TYPE_TQ1_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq1_0_avx2, NULL }, \
+    [GGML_TYPE_TQ2_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq2_0_avx2, NULL }, \
+    [GGML_TYPE_MXFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_avx2, NULL }, \
+    [GGML_TYPE_NVFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_nvfp4_avx2, NULL }, \
+    [GGML_TYPE_Q8_1]    = { GGML_TYPE_Q8_1, NULL, ggml_cpu_q_from_float_q8_1_avx2 }, \
+    [GGML_TYPE_Q8_K]    = { GGML_TYPE_Q8_K, NULL, ggml_cpu_q_from_float_q8_K_avx2 }, \
 }
 #endif

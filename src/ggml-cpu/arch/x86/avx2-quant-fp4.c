@@ -1,0 +1,92 @@
+// AVX2 dot products of the 4-bit float formats against Q8_0 activations: MXFP4 (32 E2M1 values,
+// one E8M0 scale) and NVFP4 (64 values, an unsigned E4M3 scale per 16) (the quant slots of the
+// AVX2 table, cpu-kernels.h).
+//
+// The E2M1 values are kept doubled as int8 (ggml_kvalues_mxfp4: 0, +-1 ... +-12) and looked up
+// with a byte shuffle, as the IQ4_NL kernel does; the scales are decoded at half their value, as
+// in the format's dequantization (ggml-quants-fp4.c), so the products are the same.
+// An NVFP4 block spans two Q8_0 blocks; each half of a 32-element vector has its own scale.
+
+#include "avx2-quant-util.h"
+#include "ggml-impl.h"
+#include "ggml-quants.h"
+#include "ggml-quants-tables.h"
+
+#if GGML_CPU_X86
+
+// E8M0 exponent byte -> 2^(e - 127) / 2 (e = 0 and 1 give the subnormal halves)
+static inline float fp4_e8m0_half(uint8_t e) {
+    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t) (e - 1) << 23;
+    float f;
+    memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+// unsigned E4M3 (bias 7; 0x7f, the NaN code, reads as 0; bit 7 is ignored) -> value / 2
+static inline float fp4_ue4m3_half(uint8_t x) {
+    if (x == 0x7f) {
+        return 0.0f;
+    }
+    const uint32_t e = (x >> 3) & 0xf, m = x & 7;
+    if (e == 0) {
+        return (float) m*(1.0f/1024.0f); // m * 2^-9 / 2
+    }
+    const uint32_t bits = (e + 119) << 23 | m << 20; // (1 + m/8) * 2^(e - 7) / 2
+    float f;
+    memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+GGML_TARGET_AVX2 static inline __m256i fp4_values(void) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_mxfp4);
+    return _mm256_set_m128i(v, v);
+}
+
+// 8 int32 sums of adjacent products of the signed levels w and the activations a
+GGML_TARGET_AVX2 static inline __m256i fp4_dot(__m256i w, __m256i a) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), _mm256_set1_epi16(1));
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_dot_mxfp4_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
+    (void) bs; (void) bx; (void) by; (void) nrc;
+    const block_mxfp4 * x = vx;
+    const block_q8_0 * y = vy;
+    const __m256i vals = fp4_values();
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    __m256 acc = _mm256_setzero_ps();
+    for (int i = 0; i < n/QK_MXFP4; i++) {
+        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *) x[i].qs);
+        const __m256i w = _mm256_shuffle_epi8(vals, _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(b, 4), m4), _mm_and_si128(b, m4)));
+        const __m256 d = _mm256_set1_ps(fp4_e8m0_half(x[i].e)*q_fp16_avx2(y[i].d));
+        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(fp4_dot(w, qu_load256(y[i].qs))), acc);
+    }
+    *s = qu_hsum_ps(acc);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_dot_nvfp4_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
+    (void) bs; (void) bx; (void) by; (void) nrc;
+    const block_nvfp4 * x = vx;
+    const block_q8_0 * y = vy;
+    const __m256i vals = fp4_values();
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    __m256 acc = _mm256_setzero_ps();
+    for (int i = 0; i < n/QK_NVFP4; i++) {
+        for (int h = 0; h < 2; h++) {
+            // bytes 16h .. 16h + 15 hold sub-blocks 2h and 2h + 1: low nibbles elements 0..7, high 8..15
+            const __m128i b  = _mm_loadu_si128((const __m128i *)(const void *) (x[i].qs + 16*h));
+            const __m128i lo = _mm_and_si128(b, m4), hi = _mm_and_si128(_mm_srli_epi16(b, 4), m4);
+            const __m256i w  = _mm256_shuffle_epi8(vals, _mm256_set_m128i(_mm_unpackhi_epi64(lo, hi), _mm_unpacklo_epi64(lo, hi)));
+            const block_q8_0 * yb = &y[2*i + h];
+            const float dy = q_fp16_avx2(yb->d);
+            const __m256 d = _mm256_set_m128(_mm_set1_ps(fp4_ue4m3_half(x[i].d[2*h + 1])*dy), _mm_set1_ps(fp4_ue4m3_half(x[i].d[2*h])*dy));
+            acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(fp4_dot(w, qu_load256(yb->qs))), acc);
+        }
+    }
+    *s = qu_hsum_ps(acc);
+}
+
+#else
+
+typedef int ggml_avx2_quant_fp4_unused;
+
+#endif // GGML_CPU_X86
