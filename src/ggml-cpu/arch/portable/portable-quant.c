@@ -1,7 +1,8 @@
 // Portable quantized dot products (the quant slots of the portable table, see cpu-kernels.h).
 //
 // The 32-element formats (Q4_0 ... Q8_0, IQ4_NL) have integer kernels: per block the integer dot
-// of the levels, times the two scales, as the family computes them. Every other format goes
+// of the levels, times the two scales, as the family computes them; so do Q3_K, the IQ, ternary
+// and FP4 formats (the files named below). Q2_K, Q4_K, Q5_K and Q6_K go
 // through one generic kernel: both rows are dequantized 256 elements at a time with the format's
 // own to_float and dotted in double. It is slow but exact to float rounding, and it is what the
 // SIMD levels are compared against. nrc > 1 (several rows per call) is not used by this backend:
@@ -43,11 +44,9 @@ void ggml_cpu_q_dot_generic(int n, float * s, size_t bs, const void * x, size_t 
     void ggml_cpu_q_dot_##t##_portable(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, int nrc) { \
         ggml_cpu_q_dot_generic(n, s, bs, x, bx, y, by, nrc, GGML_TYPE_##T); \
     }
-GENERIC_DOT(q2_K, Q2_K) GENERIC_DOT(q3_K, Q3_K) GENERIC_DOT(q4_K, Q4_K) GENERIC_DOT(q5_K, Q5_K) GENERIC_DOT(q6_K, Q6_K)
-GENERIC_DOT(iq2_xxs, IQ2_XXS) GENERIC_DOT(iq2_xs, IQ2_XS) GENERIC_DOT(iq2_s, IQ2_S)
-GENERIC_DOT(iq3_xxs, IQ3_XXS) GENERIC_DOT(iq3_s, IQ3_S) GENERIC_DOT(iq1_s, IQ1_S) GENERIC_DOT(iq1_m, IQ1_M)
-GENERIC_DOT(iq4_xs, IQ4_XS) GENERIC_DOT(tq1_0, TQ1_0) GENERIC_DOT(tq2_0, TQ2_0)
-GENERIC_DOT(mxfp4, MXFP4) GENERIC_DOT(nvfp4, NVFP4)
+GENERIC_DOT(q2_K, Q2_K) GENERIC_DOT(q4_K, Q4_K) GENERIC_DOT(q5_K, Q5_K) GENERIC_DOT(q6_K, Q6_K)
+// Q3_K, the IQ formats, TQ1_0/TQ2_0 and MXFP4/NVFP4 have integer kernels in portable-quant-q3k.c,
+// portable-quant-iq.c, portable-quant-ternary.c and portable-quant-fp4.c
 
 // 5th bit of element j (0..31) of a Q5 block, as 16 or 0
 static inline int q5_high(uint32_t qh, int j) {

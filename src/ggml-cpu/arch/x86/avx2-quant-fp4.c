@@ -11,31 +11,9 @@
 #include "ggml-impl.h"
 #include "ggml-quants.h"
 #include "ggml-quants-tables.h"
+#include "ggml-cpu/arch/quant-fp4-scales.h"
 
 #if GGML_CPU_X86
-
-// E8M0 exponent byte -> 2^(e - 127) / 2 (e = 0 and 1 give the subnormal halves)
-static inline float fp4_e8m0_half(uint8_t e) {
-    const uint32_t bits = e < 2 ? 0x00200000u << e : (uint32_t) (e - 1) << 23;
-    float f;
-    memcpy(&f, &bits, sizeof(f));
-    return f;
-}
-
-// unsigned E4M3 (bias 7; 0x7f, the NaN code, reads as 0; bit 7 is ignored) -> value / 2
-static inline float fp4_ue4m3_half(uint8_t x) {
-    if (x == 0x7f) {
-        return 0.0f;
-    }
-    const uint32_t e = (x >> 3) & 0xf, m = x & 7;
-    if (e == 0) {
-        return (float) m*(1.0f/1024.0f); // m * 2^-9 / 2
-    }
-    const uint32_t bits = (e + 119) << 23 | m << 20; // (1 + m/8) * 2^(e - 7) / 2
-    float f;
-    memcpy(&f, &bits, sizeof(f));
-    return f;
-}
 
 GGML_TARGET_AVX2 static inline __m256i fp4_values(void) {
     const __m128i v = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_mxfp4);
@@ -57,7 +35,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_mxfp4_avx2(int n, float * s, size_t bs, con
     for (int i = 0; i < n/QK_MXFP4; i++) {
         const __m128i b = _mm_loadu_si128((const __m128i *)(const void *) x[i].qs);
         const __m256i w = _mm256_shuffle_epi8(vals, _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(b, 4), m4), _mm_and_si128(b, m4)));
-        const __m256 d = _mm256_set1_ps(fp4_e8m0_half(x[i].e)*q_fp16_avx2(y[i].d));
+        const __m256 d = _mm256_set1_ps(ggml_cpu_e8m0_half(x[i].e)*q_fp16_avx2(y[i].d));
         acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(fp4_dot(w, qu_load256(y[i].qs))), acc);
     }
     *s = qu_hsum_ps(acc);
@@ -78,7 +56,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_nvfp4_avx2(int n, float * s, size_t bs, con
             const __m256i w  = _mm256_shuffle_epi8(vals, _mm256_set_m128i(_mm_unpackhi_epi64(lo, hi), _mm_unpacklo_epi64(lo, hi)));
             const block_q8_0 * yb = &y[2*i + h];
             const float dy = q_fp16_avx2(yb->d);
-            const __m256 d = _mm256_set_m128(_mm_set1_ps(fp4_ue4m3_half(x[i].d[2*h + 1])*dy), _mm_set1_ps(fp4_ue4m3_half(x[i].d[2*h])*dy));
+            const __m256 d = _mm256_set_m128(_mm_set1_ps(ggml_cpu_ue4m3_half(x[i].d[2*h + 1])*dy), _mm_set1_ps(ggml_cpu_ue4m3_half(x[i].d[2*h])*dy));
             acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(fp4_dot(w, qu_load256(yb->qs))), acc);
         }
     }
