@@ -26,16 +26,18 @@ GGML_TARGET_AVX2 static inline __m256i tq_digit(__m256i s) {
     return _mm256_sub_epi8(_mm256_setzero_si256(), _mm256_add_epi8(ge86, ge171));
 }
 
-GGML_TARGET_AVX2 static inline int tq_bsum(const block_q8_K * y) {
-    const __m256i b = qu_load256(y->bsums);
-    return qu_hsum_i32(_mm256_madd_epi16(b, _mm256_set1_epi16(1)));
+// 8 int32 partial sums of t*a - a over a block: the digits' int16 pair sums minus Q8_K's bsums
+GGML_TARGET_AVX2 static inline __m256 tq_block_sum(__m256i p16, const block_q8_K * y) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m256i d = _mm256_sub_epi32(_mm256_madd_epi16(p16, ones), _mm256_madd_epi16(qu_load256(y->bsums), ones));
+    return _mm256_cvtepi32_ps(d);
 }
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_tq1_0_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
     const block_tq1_0 * x = vx;
     const block_q8_K * y = vy;
-    float sum = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n/QK_K; i++) {
         const int8_t * a = y[i].qs;
         __m256i p16 = _mm256_setzero_si256(); // int16 pair sums: at most 8 vectors of 2*2*127 each
@@ -61,10 +63,9 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_tq1_0_avx2(int n, float * s, size_t bs, con
         p16 = _mm256_add_epi16(p16, _mm256_maddubs_epi16(tq_digit(q01), qu_load256(a)));
         p16 = _mm256_add_epi16(p16, _mm256_maddubs_epi16(tq_digit(q23), qu_load256(a + 32)));
         p16 = _mm256_add_epi16(p16, _mm256_maddubs_epi16(tq_digit(qt), qu_load256(a + 64)));
-        const int isum = qu_hsum_i32(_mm256_madd_epi16(p16, _mm256_set1_epi16(1))) - tq_bsum(&y[i]);
-        sum += q_fp16_avx2(x[i].d)*y[i].d*(float) isum;
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(q_fp16_avx2(x[i].d)*y[i].d), tq_block_sum(p16, &y[i]), acc);
     }
-    *s = sum;
+    *s = qu_hsum_ps(acc);
 }
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_tq2_0_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
@@ -72,7 +73,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_tq2_0_avx2(int n, float * s, size_t bs, con
     const block_tq2_0 * x = vx;
     const block_q8_K * y = vy;
     const __m256i m3 = _mm256_set1_epi8(3);
-    float sum = 0.0f;
+    __m256 acc = _mm256_setzero_ps();
     for (int i = 0; i < n/QK_K; i++) {
         const int8_t * a = y[i].qs;
         __m256i p16 = _mm256_setzero_si256();
@@ -84,10 +85,9 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_tq2_0_avx2(int n, float * s, size_t bs, con
                 p16 = _mm256_add_epi16(p16, _mm256_maddubs_epi16(t, qu_load256(a)));
             }
         }
-        const int isum = qu_hsum_i32(_mm256_madd_epi16(p16, _mm256_set1_epi16(1))) - tq_bsum(&y[i]);
-        sum += q_fp16_avx2(x[i].d)*y[i].d*(float) isum;
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(q_fp16_avx2(x[i].d)*y[i].d), tq_block_sum(p16, &y[i]), acc);
     }
-    *s = sum;
+    *s = qu_hsum_ps(acc);
 }
 
 #else
