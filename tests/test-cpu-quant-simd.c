@@ -8,11 +8,14 @@
 //     scales. Bound: |s - ref| <= 2e-5 * sum |x_i*y_i| (float rounding of the per-block products
 //     and of their sum; the integer block sums are exact), 4e-5 against portable;
 //   - from_float of Q8_0, Q8_1, Q8_K: bytes equal to the reference quantizers on rows of every
-//     scale 1e-6 .. 1e4, a zero block, exact halves (both rounding rules) and ties of +-amax.
+//     scale 1e-6 .. 1e4, a zero block, exact halves (both rounding rules) and ties of +-amax;
+//   - the kernels' FP4 scale decoding (arch/quant-fp4-scales.h) for all 256 E8M0 and UE4M3 bytes,
+//     bit for bit against the dequantization of MXFP4 / NVFP4 blocks.
 
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "ggml-cpu/cpu-kernels.h"
+#include "ggml-cpu/arch/quant-fp4-scales.h"
 #include "test-common.h"
 
 #include <math.h>
@@ -230,7 +233,27 @@ static void check_from_float_level(const struct ggml_cpu_kernels * kt, const cha
     free(b);
 }
 
+static void check_fp4_scales(void) {
+    int bad = 0;
+    for (int b = 0; b < 256; b++) {
+        // every element's index 1 (E2M1 0.5, kept doubled as 1): to_float gives the half scale
+        uint8_t nv[36], mx[17];
+        memset(nv, 0x11, sizeof(nv));
+        memset(nv, b, 4);
+        memset(mx, 0x11, sizeof(mx));
+        mx[0] = (uint8_t) b;
+        float fn[64], fm[32];
+        ggml_get_type_traits(GGML_TYPE_NVFP4)->to_float(nv, fn, 64);
+        ggml_get_type_traits(GGML_TYPE_MXFP4)->to_float(mx, fm, 32);
+        const float hn = ggml_cpu_ue4m3_half((uint8_t) b), hm = ggml_cpu_e8m0_half((uint8_t) b);
+        bad += memcmp(&fn[0], &hn, sizeof(float)) != 0 || memcmp(&fn[63], &hn, sizeof(float)) != 0;
+        bad += memcmp(&fm[0], &hm, sizeof(float)) != 0;
+    }
+    TEST_CHECK_MSG(bad == 0, "FP4 scale decoding: %d of 512 bytes differ from the dequantization", bad);
+}
+
 int main(void) {
+    check_fp4_scales();
     const enum ggml_cpu_isa_level top = ggml_cpu_isa();
     for (int level = GGML_CPU_ISA_PORTABLE; level <= GGML_CPU_ISA_AVX512; level++) {
         const char * lv = ggml_cpu_isa_name((enum ggml_cpu_isa_level) level);

@@ -15,17 +15,10 @@ static inline float ggml_cpu_e8m0_half(uint8_t e) {
     return f;
 }
 
-// unsigned E4M3 (bias 7; 0x7f, the NaN code, reads as 0; bit 7 is ignored) -> value / 2
+// unsigned E4M3 (bias 7; 0x7f, the NaN code, reads as 0; bit 7 is ignored) -> value / 2, for
+// every byte (quant-fp4-scales.c; a table: a random scale byte would make branches mispredict)
+extern const float ggml_cpu_ue4m3_half_table[256];
+
 static inline float ggml_cpu_ue4m3_half(uint8_t x) {
-    if (x == 0x7f) {
-        return 0.0f;
-    }
-    const uint32_t e = (x >> 3) & 0xf, m = x & 7;
-    if (e == 0) {
-        return (float) m*(1.0f/1024.0f); // m * 2^-9 / 2
-    }
-    const uint32_t bits = (e + 119) << 23 | m << 20; // (1 + m/8) * 2^(e - 7) / 2
-    float f;
-    memcpy(&f, &bits, sizeof(f));
-    return f;
+    return ggml_cpu_ue4m3_half_table[x];
 }
