@@ -76,7 +76,6 @@ static inline ggml_fp16_t iq2_xs_d(const block_iq2_xs * b)   { return b->d; }
 static inline ggml_fp16_t iq2_s_d(const block_iq2_s * b)     { return b->d; }
 static inline ggml_fp16_t iq3_xxs_d(const block_iq3_xxs * b) { return b->d; }
 static inline ggml_fp16_t iq3_s_d(const block_iq3_s * b)     { return b->d; }
-static inline ggml_fp16_t iq1_s_d(const block_iq1_s * b)     { return b->d; }
 
 // 8 int32 sums of g*a over 32 elements (g unsigned), times the scale ls
 GGML_TARGET_AVX2 static inline __m256i iq_dot_u(__m256i g, __m256i a, int ls) {
@@ -169,46 +168,120 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq3_s_avx2(int n, float * s, size_t bs, con
 }
 
 // 8*grid + delta for four 8-element grid rows of IQ1 (grid values -1, 0, 1; delta +-1 per row)
-GGML_TARGET_AVX2 static inline __m256i iq1_levels(int i0, int i1, int i2, int i3, __m256i delta) {
-    const __m256i g = _mm256_set_epi64x(iq_row8((const uint8_t *) ggml_iq1s_grid[i3]), iq_row8((const uint8_t *) ggml_iq1s_grid[i2]),
-                                        iq_row8((const uint8_t *) ggml_iq1s_grid[i1]), iq_row8((const uint8_t *) ggml_iq1s_grid[i0]));
+GGML_TARGET_AVX2 static inline __m256i iq1_levels(const uint16_t * idx, __m256i delta) {
+    const __m256i g = _mm256_set_epi64x(iq_row8((const uint8_t *) ggml_iq1s_grid[idx[3]]), iq_row8((const uint8_t *) ggml_iq1s_grid[idx[2]]),
+                                        iq_row8((const uint8_t *) ggml_iq1s_grid[idx[1]]), iq_row8((const uint8_t *) ggml_iq1s_grid[idx[0]]));
     return _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), g), delta);
 }
 
-GGML_TARGET_AVX2 static inline __m256i iq1_s_sub(const block_iq1_s * b, const int8_t * a, int ib) {
-    const uint8_t * q = b->qs + 4*ib;
+// The 32 11-bit grid indices of an IQ1 block, qs[k] | (3 high bits) << 8, computed 16 at a time:
+// hi16 holds in int16 lane k the word whose bits give index k's high bits, and the lane's bits
+// are moved to 8..10 by a multiply (left shifts) or a high multiply (right shifts).
+GGML_TARGET_AVX2 static inline void iq1_store_indices(const uint8_t * qs, __m256i hi0, __m256i hi1, __m256i mul_lo, __m256i mul_hi,
+                                                      uint16_t * idx) {
+    const __m256i m = _mm256_set1_epi16(0x700);
+    const __m256i h0 = _mm256_and_si256(_mm256_or_si256(_mm256_mullo_epi16(hi0, mul_lo), _mm256_mulhi_epu16(hi0, mul_hi)), m);
+    const __m256i h1 = _mm256_and_si256(_mm256_or_si256(_mm256_mullo_epi16(hi1, mul_lo), _mm256_mulhi_epu16(hi1, mul_hi)), m);
+    const __m256i q0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) qs));
+    const __m256i q1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) (qs + 16)));
+    _mm256_storeu_si256((__m256i *)(void *) idx, _mm256_or_si256(q0, h0));
+    _mm256_storeu_si256((__m256i *)(void *) (idx + 16), _mm256_or_si256(q1, h1));
+}
+
+GGML_TARGET_AVX2 static inline __m256i iq1_s_sub(const block_iq1_s * b, const uint16_t * idx, const int8_t * a, int ib) {
     const int qh = b->qh[ib];
-    const __m256i delta = _mm256_set1_epi8((qh & 0x8000) ? -1 : 1);
-    const __m256i v = iq1_levels(q[0] | ((qh << 8) & 0x700), q[1] | ((qh << 5) & 0x700),
-                                 q[2] | ((qh << 2) & 0x700), q[3] | ((qh >> 1) & 0x700), delta);
+    const __m256i v = iq1_levels(idx + 4*ib, _mm256_set1_epi8((qh & 0x8000) ? -1 : 1));
     const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(v, v), _mm256_sign_epi8(qu_load256(a), v));
     return _mm256_madd_epi16(p, _mm256_set1_epi16((short) (2*((qh >> 12) & 7) + 1)));
 }
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_s_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
-    IQ_DOT_BLOCKS(block_iq1_s, iq1_s_sub, iq1_s_d, 0.125f)
+    const block_iq1_s * x = vx;
+    const block_q8_K * y = vy;
+    // index 4*ib + l takes bits 3l .. 3l + 2 of qh[ib]: to bits 8..10 by << 8, << 5, << 2, >> 1
+    const __m256i mul_lo = _mm256_set1_epi64x(0x0000000400200100ll);
+    const __m256i mul_hi = _mm256_set1_epi64x((long long) 0x8000000000000000ull);
+    // each 64-bit lane: its low word 4 times (bytes 0, 1 or 8, 9 of the 128-bit half)
+    const __m256i rep = _mm256_set_epi64x(0x0908090809080908ll, 0x0100010001000100ll, 0x0908090809080908ll, 0x0100010001000100ll);
+    __m256 accf = _mm256_setzero_ps();
+    for (int i = 0; i < n/QK_K; i++) {
+        uint16_t idx[32];
+        const __m128i qh = _mm_loadu_si128((const __m128i *)(const void *) x[i].qh);
+        const __m256i hi0 = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(qh), rep);
+        const __m256i hi1 = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(_mm_srli_si128(qh, 8)), rep);
+        iq1_store_indices(x[i].qs, hi0, hi1, mul_lo, mul_hi, idx);
+        __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+        for (int ib = 0; ib < QK_K/32; ib += 2) {
+            acc0 = _mm256_add_epi32(acc0, iq1_s_sub(&x[i], idx, y[i].qs + 32*ib, ib));
+            acc1 = _mm256_add_epi32(acc1, iq1_s_sub(&x[i], idx, y[i].qs + 32*ib + 32, ib + 1));
+        }
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(x[i].d)*y[i].d);
+        accf = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(_mm256_add_epi32(acc0, acc1)), accf);
+    }
+    *s = 0.125f*qu_hsum_ps(accf);
 }
 
-GGML_TARGET_AVX2 static inline __m256i iq1_m_sub(const block_iq1_m * b, const int8_t * a, int ib) {
-    const uint8_t * q = b->qs + 4*ib;
-    // nibble l of qh[0..1]: bits 0..2 extend index l, bit 3 is the sign of row l's delta
-    uint16_t h;
-    memcpy(&h, b->qh + 2*ib, sizeof(h));
-    const __m256i bit = _mm256_set_epi64x(0x8000, 0x0800, 0x0080, 0x0008);
-    const __m256i minus = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(h), bit), bit);
-    const __m256i delta = _mm256_or_si256(minus, _mm256_set1_epi8(1));
-    const __m256i v = iq1_levels(q[0] | ((h << 8) & 0x700), q[1] | ((h << 4) & 0x700),
-                                 q[2] | (h & 0x700), q[3] | ((h >> 4) & 0x700), delta);
-    uint16_t sc;
-    memcpy(&sc, b->scales + 2*(ib/2), sizeof(sc));
-    const int s6 = sc >> (6*(ib & 1));
-    return qu_dot_scaled_i8(v, qu_load256(a), 2*(s6 & 7) + 1, 2*((s6 >> 3) & 7) + 1);
+// sub-block ib of IQ1_M: idx its 4 grid indices, drow the delta signs of its 4 rows (0xff minus,
+// 0 plus), sc the block's 16 scales (int16) with sc[k] in both 128-bit halves for k in half h
+GGML_TARGET_AVX2 static inline __m256i iq1_m_sub(const uint16_t * idx, const uint8_t * drow, __m256i sch, const int8_t * a, int ib) {
+    int d4;
+    memcpy(&d4, drow + 4*ib, sizeof(d4));
+    const __m256i delta = _mm256_or_si256(_mm256_cvtepi8_epi64(_mm_cvtsi32_si128(d4)), _mm256_set1_epi8(1));
+    const __m256i v = iq1_levels(idx + 4*ib, delta);
+    // int16 lanes of the low half: scale 2ib, of the high half: 2ib + 1 (bytes 4j .. 4j + 3, j = ib%4)
+    const int j = ib & 3;
+    const __m256i ctl = _mm256_set_m128i(_mm_set1_epi16((short) (0x0100*(4*j + 3) + 4*j + 2)),
+                                         _mm_set1_epi16((short) (0x0100*(4*j + 1) + 4*j)));
+    const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(v, v), _mm256_sign_epi8(qu_load256(a), v));
+    return _mm256_madd_epi16(p, _mm256_shuffle_epi8(sch, ctl));
 }
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_m_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
-    IQ_DOT_BLOCKS(block_iq1_m, iq1_m_sub, ggml_iq1_m_scale, 0.125f)
+    const block_iq1_m * x = vx;
+    const block_q8_K * y = vy;
+    // index k takes bits 0..2 of nibble k of qh (byte k/2), its row's delta sign bit 3: with the
+    // byte in both halves of int16 lane k, << 8 (even k) or << 4 (odd k) brings them to bits 8..10, 11
+    const __m256i mul_nib = _mm256_set1_epi32(0x00100100);
+    const __m128i dup0 = _mm_set_epi64x(0x0707060605050404ll, 0x0303020201010000ll);
+    const __m128i dup1 = _mm_add_epi8(dup0, _mm_set1_epi8(8));
+    // scale k (0..15) is bits 3*(k%4) .. + 2 of scales word k/4: to bits 8..10 by << 8, << 5, << 2, >> 1
+    const __m256i mul_lo = _mm256_set1_epi64x(0x0000000400200100ll);
+    const __m256i mul_hi = _mm256_set1_epi64x((long long) 0x8000000000000000ull);
+    const __m256i rep = _mm256_set_epi64x(0x0908090809080908ll, 0x0100010001000100ll, 0x0908090809080908ll, 0x0100010001000100ll);
+    const __m256i m7 = _mm256_set1_epi16(0x700), m8 = _mm256_set1_epi16(0x800);
+    __m256 accf = _mm256_setzero_ps();
+    for (int i = 0; i < n/QK_K; i++) {
+        uint16_t idx[32];
+        uint8_t drow[32];
+        const __m128i qh = _mm_loadu_si128((const __m128i *)(const void *) x[i].qh);
+        const __m256i b0 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, dup0));
+        const __m256i b1 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, dup1));
+        const __m256i t0 = _mm256_mullo_epi16(_mm256_or_si256(b0, _mm256_slli_epi16(b0, 8)), mul_nib);
+        const __m256i t1 = _mm256_mullo_epi16(_mm256_or_si256(b1, _mm256_slli_epi16(b1, 8)), mul_nib);
+        const __m256i q0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) x[i].qs));
+        const __m256i q1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) (x[i].qs + 16)));
+        _mm256_storeu_si256((__m256i *)(void *) idx, _mm256_or_si256(q0, _mm256_and_si256(t0, m7)));
+        _mm256_storeu_si256((__m256i *)(void *) (idx + 16), _mm256_or_si256(q1, _mm256_and_si256(t1, m7)));
+        const __m256i dm = _mm256_packs_epi16(_mm256_cmpeq_epi16(_mm256_and_si256(t0, m8), m8), _mm256_cmpeq_epi16(_mm256_and_si256(t1, m8), m8));
+        _mm256_storeu_si256((__m256i *)(void *) drow, _mm256_permute4x64_epi64(dm, 0xD8));
+        // the 16 scales 2*s + 1 as int16
+        const __m256i sw = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(_mm_loadl_epi64((const __m128i *)(const void *) x[i].scales)), rep);
+        const __m256i sv = _mm256_srli_epi16(_mm256_and_si256(_mm256_or_si256(_mm256_mullo_epi16(sw, mul_lo), _mm256_mulhi_epu16(sw, mul_hi)), m7), 8);
+        const __m256i sc = _mm256_or_si256(_mm256_slli_epi16(sv, 1), _mm256_set1_epi16(1));
+        const __m256i sc_lo = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc));
+        const __m256i sc_hi = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(sc, 1));
+        __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+        for (int ib = 0; ib < QK_K/32; ib += 2) {
+            const __m256i sch = ib < 4 ? sc_lo : sc_hi;
+            acc0 = _mm256_add_epi32(acc0, iq1_m_sub(idx, drow, sch, y[i].qs + 32*ib, ib));
+            acc1 = _mm256_add_epi32(acc1, iq1_m_sub(idx, drow, sch, y[i].qs + 32*ib + 32, ib + 1));
+        }
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(ggml_iq1_m_scale(&x[i]))*y[i].d);
+        accf = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(_mm256_add_epi32(acc0, acc1)), accf);
+    }
+    *s = 0.125f*qu_hsum_ps(accf);
 }
 
 #else
