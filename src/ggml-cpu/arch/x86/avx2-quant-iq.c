@@ -56,20 +56,26 @@ GGML_TARGET_AVX2 static inline __m256i iq_signs4(unsigned c0, unsigned c1, unsig
 // Each format's sub-block function returns 8 int32 partial sums of sub-block ib (32 elements,
 // a = its activations) times the sub-block's integer scale; IQ_DOT_BLOCKS runs two sub-blocks per
 // step into two accumulators (independent chains) and accumulates d * d_activation * (sum) in float.
-#define IQ_DOT_BLOCKS(block_t, sub_fn, scale_fn, factor)                                          \
+// prep_fn may compute the block's grid indices into idx first (in vectors, for the formats whose
+// index bits are spread over two fields).
+#define IQ_DOT_BLOCKS(block_t, prep_fn, sub_fn, scale_fn, factor)                                 \
     const block_t * x = vx;                                                                      \
     const block_q8_K * y = vy;                                                                   \
     __m256 accf = _mm256_setzero_ps();                                                           \
     for (int i = 0; i < n/QK_K; i++) {                                                           \
+        uint16_t idx[64];                                                                        \
+        prep_fn(&x[i], idx);                                                                     \
         __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();                    \
         for (int ib = 0; ib < QK_K/32; ib += 2) {                                                \
-            acc0 = _mm256_add_epi32(acc0, sub_fn(&x[i], y[i].qs + 32*ib, ib));                   \
-            acc1 = _mm256_add_epi32(acc1, sub_fn(&x[i], y[i].qs + 32*ib + 32, ib + 1));          \
+            acc0 = _mm256_add_epi32(acc0, sub_fn(&x[i], idx, y[i].qs + 32*ib, ib));              \
+            acc1 = _mm256_add_epi32(acc1, sub_fn(&x[i], idx, y[i].qs + 32*ib + 32, ib + 1));     \
         }                                                                                        \
         const __m256 d = _mm256_set1_ps(q_fp16_avx2(scale_fn(&x[i]))*y[i].d);                    \
         accf = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(_mm256_add_epi32(acc0, acc1)), accf);       \
     }                                                                                            \
     *s = (factor)*qu_hsum_ps(accf);
+
+#define IQ_NO_PREP(b, idx) ((void) (b), (void) (idx))
 
 static inline ggml_fp16_t iq2_xxs_d(const block_iq2_xxs * b) { return b->d; }
 static inline ggml_fp16_t iq2_xs_d(const block_iq2_xs * b)   { return b->d; }
@@ -82,7 +88,8 @@ GGML_TARGET_AVX2 static inline __m256i iq_dot_u(__m256i g, __m256i a, int ls) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(g, a), _mm256_set1_epi16((short) ls));
 }
 
-GGML_TARGET_AVX2 static inline __m256i iq2_xxs_sub(const block_iq2_xxs * b, const int8_t * a, int ib) {
+GGML_TARGET_AVX2 static inline __m256i iq2_xxs_sub(const block_iq2_xxs * b, const uint16_t * idx_unused, const int8_t * a, int ib) {
+    (void) idx_unused;
     uint32_t aux[2];
     memcpy(aux, b->qs + 4*ib, sizeof(aux));
     const uint8_t * idx = (const uint8_t *) aux;
@@ -94,10 +101,11 @@ GGML_TARGET_AVX2 static inline __m256i iq2_xxs_sub(const block_iq2_xxs * b, cons
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq2_xxs_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
-    IQ_DOT_BLOCKS(block_iq2_xxs, iq2_xxs_sub, iq2_xxs_d, 0.125f)
+    IQ_DOT_BLOCKS(block_iq2_xxs, IQ_NO_PREP, iq2_xxs_sub, iq2_xxs_d, 0.125f)
 }
 
-GGML_TARGET_AVX2 static inline __m256i iq2_xs_sub(const block_iq2_xs * b, const int8_t * a, int ib) {
+GGML_TARGET_AVX2 static inline __m256i iq2_xs_sub(const block_iq2_xs * b, const uint16_t * idx_unused, const int8_t * a, int ib) {
+    (void) idx_unused;
     const uint16_t * q = b->qs + 4*ib;
     const __m256i g = _mm256_set_epi64x(iq_row8(ggml_iq2xs_grid[q[3] & 511]), iq_row8(ggml_iq2xs_grid[q[2] & 511]),
                                         iq_row8(ggml_iq2xs_grid[q[1] & 511]), iq_row8(ggml_iq2xs_grid[q[0] & 511]));
@@ -108,16 +116,27 @@ GGML_TARGET_AVX2 static inline __m256i iq2_xs_sub(const block_iq2_xs * b, const 
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq2_xs_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
-    IQ_DOT_BLOCKS(block_iq2_xs, iq2_xs_sub, iq2_xs_d, 0.125f)
+    IQ_DOT_BLOCKS(block_iq2_xs, IQ_NO_PREP, iq2_xs_sub, iq2_xs_d, 0.125f)
 }
 
-GGML_TARGET_AVX2 static inline __m256i iq2_s_sub(const block_iq2_s * b, const int8_t * a, int ib) {
-    const uint8_t * qs = b->qs + 4*ib;
-    const int qh = b->qh[ib];
-    const __m256i g = _mm256_set_epi64x(iq_row8(ggml_iq2s_grid[qs[3] | ((qh << 2) & 0x300)]),
-                                        iq_row8(ggml_iq2s_grid[qs[2] | ((qh << 4) & 0x300)]),
-                                        iq_row8(ggml_iq2s_grid[qs[1] | ((qh << 6) & 0x300)]),
-                                        iq_row8(ggml_iq2s_grid[qs[0] | ((qh << 8) & 0x300)]));
+// the 32 grid indices of an IQ2_S block: qs[k] | ((qh[k/4] >> 2*(k%4)) & 3) << 8, 16 at a time
+// (qh[k/4] in int16 lane k, its bits 2*(k%4) moved to 8..9 by a multiply)
+GGML_TARGET_AVX2 static inline void iq2_s_prep(const block_iq2_s * b, uint16_t * idx) {
+    const __m128i qh = _mm_loadl_epi64((const __m128i *)(const void *) b->qh);
+    const __m256i mul = _mm256_set1_epi64x(0x0004001000400100ll);
+    const __m256i m = _mm256_set1_epi16(0x300);
+    for (int h = 0; h < 2; h++) {
+        const __m128i ctl = _mm_add_epi8(_mm_set_epi64x(0x0303030302020202ll, 0x0101010100000000ll), _mm_set1_epi8((char) (4*h)));
+        const __m256i hi = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, ctl));
+        const __m256i q  = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) (b->qs + 16*h)));
+        _mm256_storeu_si256((__m256i *)(void *) (idx + 16*h), _mm256_or_si256(q, _mm256_and_si256(_mm256_mullo_epi16(hi, mul), m)));
+    }
+}
+
+GGML_TARGET_AVX2 static inline __m256i iq2_s_sub(const block_iq2_s * b, const uint16_t * idx, const int8_t * a, int ib) {
+    const uint16_t * k = idx + 4*ib;
+    const __m256i g = _mm256_set_epi64x(iq_row8(ggml_iq2s_grid[k[3]]), iq_row8(ggml_iq2s_grid[k[2]]),
+                                        iq_row8(ggml_iq2s_grid[k[1]]), iq_row8(ggml_iq2s_grid[k[0]]));
     uint32_t sb;
     memcpy(&sb, b->qs + QK_K/8 + 4*ib, sizeof(sb));
     const __m256i as = _mm256_sign_epi8(qu_load256(a), qu_signs_pm1(sb));
@@ -127,10 +146,11 @@ GGML_TARGET_AVX2 static inline __m256i iq2_s_sub(const block_iq2_s * b, const in
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq2_s_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
-    IQ_DOT_BLOCKS(block_iq2_s, iq2_s_sub, iq2_s_d, 0.125f)
+    IQ_DOT_BLOCKS(block_iq2_s, iq2_s_prep, iq2_s_sub, iq2_s_d, 0.125f)
 }
 
-GGML_TARGET_AVX2 static inline __m256i iq3_xxs_sub(const block_iq3_xxs * b, const int8_t * a, int ib) {
+GGML_TARGET_AVX2 static inline __m256i iq3_xxs_sub(const block_iq3_xxs * b, const uint16_t * idx_unused, const int8_t * a, int ib) {
+    (void) idx_unused;
     const uint8_t * q = b->qs + 8*ib;
     uint32_t aux;
     memcpy(&aux, b->qs + QK_K/4 + 4*ib, sizeof(aux));
@@ -144,17 +164,29 @@ GGML_TARGET_AVX2 static inline __m256i iq3_xxs_sub(const block_iq3_xxs * b, cons
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq3_xxs_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
-    IQ_DOT_BLOCKS(block_iq3_xxs, iq3_xxs_sub, iq3_xxs_d, 0.25f)
+    IQ_DOT_BLOCKS(block_iq3_xxs, IQ_NO_PREP, iq3_xxs_sub, iq3_xxs_d, 0.25f)
 }
 
-GGML_TARGET_AVX2 static inline __m256i iq3_s_sub(const block_iq3_s * b, const int8_t * a, int ib) {
-    const uint8_t * q = b->qs + 8*ib;
-    const int qh = b->qh[ib];
-    const __m256i g = _mm256_set_epi32(
-        iq_row4(ggml_iq3s_grid[q[7] | ((qh << 1) & 0x100)]), iq_row4(ggml_iq3s_grid[q[6] | ((qh << 2) & 0x100)]),
-        iq_row4(ggml_iq3s_grid[q[5] | ((qh << 3) & 0x100)]), iq_row4(ggml_iq3s_grid[q[4] | ((qh << 4) & 0x100)]),
-        iq_row4(ggml_iq3s_grid[q[3] | ((qh << 5) & 0x100)]), iq_row4(ggml_iq3s_grid[q[2] | ((qh << 6) & 0x100)]),
-        iq_row4(ggml_iq3s_grid[q[1] | ((qh << 7) & 0x100)]), iq_row4(ggml_iq3s_grid[q[0] | ((qh << 8) & 0x100)]));
+// the 64 grid indices of an IQ3_S block: qs[k] | ((qh[k/8] >> (k%8)) & 1) << 8, 16 at a time
+// (qh[k/8] in int16 lane k, its bit k%8 moved to 8 by a multiply)
+GGML_TARGET_AVX2 static inline void iq3_s_prep(const block_iq3_s * b, uint16_t * idx) {
+    const __m128i qh = _mm_loadl_epi64((const __m128i *)(const void *) b->qh);
+    const __m256i mul = _mm256_set_epi16(2, 4, 8, 16, 32, 64, 128, 256, 2, 4, 8, 16, 32, 64, 128, 256);
+    const __m256i m = _mm256_set1_epi16(0x100);
+    for (int h = 0; h < 4; h++) {
+        const __m128i ctl = _mm_set_epi64x(0x0101010101010101ll*(2*h + 1), 0x0101010101010101ll*(2*h));
+        const __m256i hi = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, ctl));
+        const __m256i q  = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) (b->qs + 16*h)));
+        _mm256_storeu_si256((__m256i *)(void *) (idx + 16*h), _mm256_or_si256(q, _mm256_and_si256(_mm256_mullo_epi16(hi, mul), m)));
+    }
+}
+
+GGML_TARGET_AVX2 static inline __m256i iq3_s_sub(const block_iq3_s * b, const uint16_t * idx, const int8_t * a, int ib) {
+    const uint16_t * k = idx + 8*ib;
+    const __m256i g = _mm256_set_epi32(iq_row4(ggml_iq3s_grid[k[7]]), iq_row4(ggml_iq3s_grid[k[6]]),
+                                       iq_row4(ggml_iq3s_grid[k[5]]), iq_row4(ggml_iq3s_grid[k[4]]),
+                                       iq_row4(ggml_iq3s_grid[k[3]]), iq_row4(ggml_iq3s_grid[k[2]]),
+                                       iq_row4(ggml_iq3s_grid[k[1]]), iq_row4(ggml_iq3s_grid[k[0]]));
     uint32_t sb;
     memcpy(&sb, b->signs + 4*ib, sizeof(sb));
     const __m256i as = _mm256_sign_epi8(qu_load256(a), qu_signs_pm1(sb));
@@ -164,7 +196,7 @@ GGML_TARGET_AVX2 static inline __m256i iq3_s_sub(const block_iq3_s * b, const in
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq3_s_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
-    IQ_DOT_BLOCKS(block_iq3_s, iq3_s_sub, iq3_s_d, 1.0f)
+    IQ_DOT_BLOCKS(block_iq3_s, iq3_s_prep, iq3_s_sub, iq3_s_d, 1.0f)
 }
 
 // 8*grid + delta for four 8-element grid rows of IQ1 (grid values -1, 0, 1; delta +-1 per row)
