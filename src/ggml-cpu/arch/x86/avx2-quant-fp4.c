@@ -25,20 +25,31 @@ GGML_TARGET_AVX2 static inline __m256i fp4_dot(__m256i w, __m256i a) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), _mm256_set1_epi16(1));
 }
 
+// one MXFP4 block times its Q8_0 block, scaled, added to acc
+GGML_TARGET_AVX2 static inline __m256 mxfp4_block(const block_mxfp4 * x, const block_q8_0 * y, __m256i vals, __m256 acc) {
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    const __m128i b = _mm_loadu_si128((const __m128i *)(const void *) x->qs);
+    const __m256i w = _mm256_shuffle_epi8(vals, _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(b, 4), m4), _mm_and_si128(b, m4)));
+    const __m256 d = _mm256_set1_ps(ggml_cpu_e8m0_half(x->e)*q_fp16_avx2(y->d));
+    return _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(fp4_dot(w, qu_load256(y->qs))), acc);
+}
+
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_mxfp4_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
     (void) bs; (void) bx; (void) by; (void) nrc;
     const block_mxfp4 * x = vx;
     const block_q8_0 * y = vy;
     const __m256i vals = fp4_values();
-    const __m128i m4 = _mm_set1_epi8(0x0F);
-    __m256 acc = _mm256_setzero_ps();
-    for (int i = 0; i < n/QK_MXFP4; i++) {
-        const __m128i b = _mm_loadu_si128((const __m128i *)(const void *) x[i].qs);
-        const __m256i w = _mm256_shuffle_epi8(vals, _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(b, 4), m4), _mm_and_si128(b, m4)));
-        const __m256 d = _mm256_set1_ps(ggml_cpu_e8m0_half(x[i].e)*q_fp16_avx2(y[i].d));
-        acc = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(fp4_dot(w, qu_load256(y[i].qs))), acc);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    const int nb = n/QK_MXFP4;
+    int i = 0;
+    for (; i + 1 < nb; i += 2) { // two blocks per step, two independent accumulators
+        acc0 = mxfp4_block(&x[i], &y[i], vals, acc0);
+        acc1 = mxfp4_block(&x[i + 1], &y[i + 1], vals, acc1);
     }
-    *s = qu_hsum_ps(acc);
+    if (i < nb) {
+        acc0 = mxfp4_block(&x[i], &y[i], vals, acc0);
+    }
+    *s = qu_hsum_ps(_mm256_add_ps(acc0, acc1));
 }
 
 GGML_TARGET_AVX2 void ggml_cpu_q_dot_nvfp4_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
