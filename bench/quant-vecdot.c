@@ -8,6 +8,7 @@
 // level's table directly (ggml_cpu_kernels_level): no graph, no threads. Time is process CPU time
 // (CLOCK_PROCESS_CPUTIME_ID), so other processes on the machine disturb it less than wall time;
 // the levels alternate within each of 5 rounds and every figure is the median of the 5.
+// Then the activation quantizers (from_float of Q8_0, Q8_1, Q8_K) of every level, GB/s of floats.
 // The load average is printed before and after: figures taken under load are not final.
 
 #define _POSIX_C_SOURCE 200809L
@@ -175,6 +176,40 @@ int main(int argc, char ** argv) {
         free(w);
         free(act);
     }
+    // the activation quantizers (from_float of the Q8 slots), GB/s of floats read
+    static const enum ggml_type acts[3] = { GGML_TYPE_Q8_0, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K };
+    void * qbuf = malloc(ggml_row_size(GGML_TYPE_Q8_K, K_ROW) + ggml_row_size(GGML_TYPE_Q8_1, K_ROW));
+    printf("\n| activations (from_float) |");
+    for (int l = 0; l < n_levels; l++) {
+        printf(" %s GB/s |", ggml_cpu_isa_name((enum ggml_cpu_isa_level) l));
+    }
+    printf("\n|---|");
+    for (int l = 0; l < n_levels; l++) {
+        printf("---|");
+    }
+    printf("\n");
+    const int reps = (int) (mib*1048576.0/(K_ROW*sizeof(float))) + 1;
+    for (int it = 0; it < 3 && tmp != NULL && qbuf != NULL; it++) {
+        double ts[3][N_ROUNDS];
+        for (int round = -1; round < N_ROUNDS; round++) {
+            for (int l = 0; l < n_levels; l++) {
+                const double t0 = cpu_s();
+                for (int r = 0; r < reps; r++) {
+                    levels[l]->quant[acts[it]].from_float(tmp, qbuf, K_ROW);
+                }
+                if (round >= 0) {
+                    ts[l][round] = cpu_s() - t0;
+                }
+            }
+        }
+        printf("| %s |", ggml_type_name(acts[it]));
+        for (int l = 0; l < n_levels; l++) {
+            qsort(ts[l], N_ROUNDS, sizeof(double), cmp_d);
+            printf(" %.2f |", (double) reps*K_ROW*sizeof(float)/ts[l][N_ROUNDS/2]*1e-9);
+        }
+        printf("\n");
+    }
+    free(qbuf);
     free(tmp);
     print_load("after");
     return 0;
