@@ -254,6 +254,14 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_s_avx2(int n, float * s, size_t bs, con
     *s = 0.125f*qu_hsum_ps(accf);
 }
 
+// the fp16 scale of an IQ1_M block, its nibbles in the top 4 bits of the four scale words (as
+// ggml_iq1_m_scale; inline here, a call per block would spill the vector registers)
+static inline ggml_fp16_t iq1_m_scale(const block_iq1_m * b) {
+    uint16_t sc[4];
+    memcpy(sc, b->scales, sizeof(sc));
+    return (ggml_fp16_t) ((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+}
+
 // sub-block ib of IQ1_M: idx its 4 grid indices, drow the delta signs of its 4 rows (0xff minus,
 // 0 plus), sc the block's 16 scales (int16) with sc[k] in both 128-bit halves for k in half h
 GGML_TARGET_AVX2 static inline __m256i iq1_m_sub(const uint16_t * idx, const uint8_t * drow, __m256i sch, const int8_t * a, int ib) {
@@ -310,7 +318,7 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_m_avx2(int n, float * s, size_t bs, con
             acc0 = _mm256_add_epi32(acc0, iq1_m_sub(idx, drow, sch, y[i].qs + 32*ib, ib));
             acc1 = _mm256_add_epi32(acc1, iq1_m_sub(idx, drow, sch, y[i].qs + 32*ib + 32, ib + 1));
         }
-        const __m256 d = _mm256_set1_ps(q_fp16_avx2(ggml_iq1_m_scale(&x[i]))*y[i].d);
+        const __m256 d = _mm256_set1_ps(q_fp16_avx2(iq1_m_scale(&x[i]))*y[i].d);
         accf = _mm256_fmadd_ps(d, _mm256_cvtepi32_ps(_mm256_add_epi32(acc0, acc1)), accf);
     }
     *s = 0.125f*qu_hsum_ps(accf);
