@@ -44,10 +44,13 @@ static inline int64_t conv_ceil_div(int64_t a, int64_t b) {
 }
 
 // The in-bounds part [*lo, *hi) of the indices t in [t0, t1) with 0 <= t*s + off < n (s >= 1).
+// Both ends lie inside [t0, t1] even when no index is in bounds: callers zero [t0, lo) and
+// [hi, t1), so a lo past t1 (padding wider than the run) would write past the run.
 static inline void conv_valid(int64_t t0, int64_t t1, int64_t s, int64_t off, int64_t n, int64_t * lo, int64_t * hi) {
     int64_t a = conv_ceil_div(-off, s);
     int64_t b = conv_ceil_div(n - off, s);
     a = a > t0 ? a : t0;
+    a = a < t1 ? a : t1;
     b = b < t1 ? b : t1;
     *lo = a;
     *hi = b > a ? b : a;
