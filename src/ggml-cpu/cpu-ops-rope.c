@@ -217,7 +217,7 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
             }
         }
         s->which[p] = which;
-        const double inv = pw[exponent] / (f != NULL ? (double) f[p] : 1.0);
+        const double inv = f != NULL ? pw[exponent] / (double) f[p] : pw[exponent];
         double mix = 0.0;
         if (rp->ext_factor != 0.0f) {
             // 1 below corr0, 0 above corr1, linear in between
@@ -234,6 +234,45 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
         mscale *= 1.0 + 0.1*log(1.0/rp->freq_scale);
     }
     return mscale;
+}
+
+// cos and sin of theta in double, without the C library for |theta| < 2^20*pi/2 (positions up to
+// ~1.6e6 at the highest frequency): a one-token call needs a cos and a sin per pair, and the
+// library's pair of calls cost more than the rotations. theta = k*pi/2 + r with pi/2 in three
+// 33-bit parts (k*part is exact for k < 2^20, so r is exact to ~1e-16), then the Taylor series of
+// sin to r^15 and cos to r^16 on |r| <= pi/4 (truncation below 5e-17).
+static void rope_sincos(double theta, double * c, double * sn) {
+    const double k = nearbyint(theta*0.63661977236758134308); // 2/pi
+    if (!(fabs(k) < 1048576.0)) {
+        *c  = cos(theta);
+        *sn = sin(theta);
+        return;
+    }
+    const double r  = ((theta - k*1.57079632673412561417e+00) - k*6.07710050630396597660e-11) - k*2.02226624871116645580e-21;
+    const double r2 = r*r;
+    double ps = 1.0/1307674368000.0;               // 1/15!
+    ps = ps*r2 - 1.0/6227020800.0;                 // 1/13!
+    ps = ps*r2 + 1.0/39916800.0;                   // 1/11!
+    ps = ps*r2 - 1.0/362880.0;                     // 1/9!
+    ps = ps*r2 + 1.0/5040.0;
+    ps = ps*r2 - 1.0/120.0;
+    ps = ps*r2 + 1.0/6.0;
+    const double sr = r - r*r2*ps;                 // r - r^3/3! + ...
+    double pc = 1.0/20922789888000.0;              // 1/16!
+    pc = pc*r2 - 1.0/87178291200.0;                // 1/14!
+    pc = pc*r2 + 1.0/479001600.0;                  // 1/12!
+    pc = pc*r2 - 1.0/3628800.0;                    // 1/10!
+    pc = pc*r2 + 1.0/40320.0;
+    pc = pc*r2 - 1.0/720.0;
+    pc = pc*r2 + 1.0/24.0;
+    pc = pc*r2 - 0.5;
+    const double cr = 1.0 + r2*pc;
+    switch ((int64_t) k & 3) {
+        case 0:  *c =  cr; *sn =  sr; break;
+        case 1:  *c = -sr; *sn =  cr; break;
+        case 2:  *c = -cr; *sn = -sr; break;
+        default: *c =  sr; *sn = -cr; break;
+    }
 }
 
 // a position one further than the cached one is computed by rotating the cached cos/sin (two
@@ -254,9 +293,7 @@ static void rope_cache(const struct rope_params * rp, const struct rope_scratch 
             s->cd[p] = c0*s->c1[p] - s0*s->s1[p];
             s->sd[p] = s0*s->c1[p] + c0*s->s1[p];
         } else {
-            const double theta = pos[s->which[p]]*s->w[p];
-            s->cd[p] = cos(theta);
-            s->sd[p] = sin(theta);
+            rope_sincos(pos[s->which[p]]*s->w[p], &s->cd[p], &s->sd[p]);
         }
         const float c  = (float) (s->cd[p]*mscale);
         const float si = (float) (s->sd[p]*mscale);
@@ -309,8 +346,7 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
             const bool step = !rp.multi && cached_i2 >= 0 && positions[i2] == cached_pos + 1 && steps < ROPE_MAX_STEPS;
             if (step && !have_c1) {
                 for (int64_t p = 0; p < rp.n_pairs; p++) {
-                    s.c1[p] = cos(s.w[p]);
-                    s.s1[p] = sin(s.w[p]);
+                    rope_sincos(s.w[p], &s.c1[p], &s.s1[p]);
                 }
                 have_c1 = true;
             }
