@@ -307,6 +307,11 @@ static bool cases_conv(struct bop_cases * list) {
         { { 1, 1, 8, 4 }, { 7, 6, 8, 1 }, { 1, 1, 0, 0, 1, 1, 1 } },
         { { 5, 3, 2, 3 }, { 16, 8, 2, 1 }, { 2, 1, 2, 1, 1, 2, 1 } },
         { { 3, 3, 16, 16 }, { 12, 12, 16, 1 }, { 1, 1, 1, 1, 1, 1, 1 } },
+        // the GEMM path (>= 16 channels, K >= 32): channels not a multiple of the register tile,
+        // channel blocks split between threads, several position tiles per image, padding
+        { { 3, 3, 40, 70 }, { 23, 17, 40, 2 }, { 1, 2, 2, 1, 1, 2, 1 } },
+        { { 2, 2, 64, 130 }, { 9, 7, 64, 1 }, { 1, 1, 0, 3, 2, 1, 1 } },
+        { { 4, 4, 128, 20 }, { 20, 20, 128, 1 }, { 1, 1, 1, 1, 1, 1, 1 } },
     };
     for (size_t tk = 0; tk < 2; tk++) {
         for (size_t k = 0; k < sizeof(convs)/sizeof(convs[0]); k++) {
