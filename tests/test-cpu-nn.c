@@ -347,10 +347,11 @@ static tensor * build_rope(const void * arg) {
     fill_uniform(pos, 0.0, 3000.0);
     if (c->seq) {
         // the cache advances by rotation along runs of consecutive positions: runs longer than
-        // its restart interval (64), a repeated position, a jump backwards, large positions
+        // its restart interval (64), a repeated position, a jump backwards, large positions, and
+        // at the end positions whose angles leave the range of the cache's own cos/sin (2^20 quadrants)
         int32_t * pd = (int32_t *) pos->data;
         for (int64_t i = 0; i < c->ne[2]; i++) {
-            pd[i] = (int32_t) (i < 150 ? 20000 + i : (i == 150 ? 20149 : 7 + i));
+            pd[i] = (int32_t) (i < 150 ? 20000 + i : (i == 150 ? 20149 : (i >= 290 ? 3000000 + 5*i : 7 + i)));
         }
     }
     tensor * ff = NULL;
