@@ -31,7 +31,7 @@ static void check_complete(const struct ggml_cpu_kernels * kt, const char * lv) 
     const bool vec_ok = v->add_f32 && v->sub_f32 && v->mul_f32 && v->div_f32 && v->scale_f32 && v->mad_f32 &&
         v->clamp_f32 && v->leaky_relu_f32 && v->dot_f32 && v->sum_f32 && v->sumsq_f32 && v->max_f32 &&
         v->argmax_f32 && v->exp_f32 && v->expm1_f32 && v->tanh_f32 && v->sigmoid_f32 && v->silu_f32 &&
-        v->gelu_f32 && v->gelu_quick_f32 && v->gelu_erf_f32 && v->soft_max_f32 && v->relu_f32 && v->abs_f32 &&
+        v->gelu_f32 && v->gelu_quick_f32 && v->gelu_erf_f32 && v->soft_max_f32 && v->swiglu_f32 && v->relu_f32 && v->abs_f32 &&
         v->neg_f32 && v->sgn_f32 && v->step_f32 && v->sqr_f32 && v->sqrt_f32 && v->hardsigmoid_f32 &&
         v->hardswish_f32 && v->floor_f32 && v->ceil_f32 && v->round_f32 && v->trunc_f32 && v->f16_to_f32 &&
         v->f32_to_f16 && v->bf16_to_f32 && v->f32_to_bf16;

@@ -347,10 +347,11 @@ static tensor * build_rope(const void * arg) {
     fill_uniform(pos, 0.0, 3000.0);
     if (c->seq) {
         // the cache advances by rotation along runs of consecutive positions: runs longer than
-        // its restart interval (64), a repeated position, a jump backwards, large positions
+        // its restart interval (64), a repeated position, a jump backwards, large positions, and
+        // at the end positions whose angles leave the range of the cache's own cos/sin (2^20 quadrants)
         int32_t * pd = (int32_t *) pos->data;
         for (int64_t i = 0; i < c->ne[2]; i++) {
-            pd[i] = (int32_t) (i < 150 ? 20000 + i : (i == 150 ? 20149 : 7 + i));
+            pd[i] = (int32_t) (i < 150 ? 20000 + i : (i == 150 ? 20149 : (i >= 290 ? 3000000 + 5*i : 7 + i)));
         }
     }
     tensor * ff = NULL;
@@ -597,6 +598,12 @@ static void test_conv(void) {
         { CONV,   { 3, 3,120,5 }, {  6,  5,120,1 }, F32, F32, F32, 1, 1, 1, 1, 1, 1, true,  false, 0, 0, 0 }, // 32-position tiles
         { CONV,   { 3, 3,256,3 }, {  5,  4,256,2 }, BF16, F32, F32, 2, 1, 1, 1, 1, 1, true, true,  0, 0, 0 }, // 16-position tiles
         { CONV,   { 4, 4, 2, 6 }, { 70, 33, 2, 1 }, F32, F32, F32, 3, 2, 2, 1, 2, 1, true,  false, 0, 0, 0 }, // runs across rows
+        // the GEMM path: channel blocks, several position tiles, a short last register tile
+        { CONV,   { 4, 4,128,70 }, { 20, 20,128, 2 }, F16, F32, F32, 1, 1, 1, 2, 1, 1, true,  true,  0, 0, 0 },
+        { CONV,   { 2, 2, 64,130}, {  9,  7, 64, 1 }, F32, F32, F32, 1, 1, 0, 3, 2, 1, true,  false, 0, 0, 0 },
+        // padding wider than a run of positions (issue 22: lo past the run zeroed the next run's cells)
+        { CONV,   { 1, 2, 1, 1 }, {  1,133, 1, 1 }, F32, F32, F32, 1, 1, 5, 1, 1, 1, true,  false, 0, 0, 0 },
+        { CONV,   { 3, 2, 2, 3 }, {  2, 66, 2, 1 }, F16, F32, F32, 3, 1, 7, 2, 2, 3, true,  true,  0, 0, 0 },
         // pooling
         { POOL,   { 0, 0, 0, 0 }, {  9,  8, 3, 2 }, F32, F32, F32, 2, 1, 1, 0, 0, 0, true,  false, MAX, 3, 2 },
         { POOL,   { 0, 0, 0, 0 }, {  9,  8, 3, 2 }, F32, F32, F32, 2, 1, 1, 0, 0, 0, true,  false, AVG, 3, 2 },

@@ -409,6 +409,57 @@ static void test_conversions(const struct ggml_vec_funcs * vf) {
     TEST_CHECK_MSG(ok, "[%s] strided F16 load/store", lv);
 }
 
+// swiglu_f32 against silu(x)*g in double, with silu's bound plus the product's rounding: every
+// length 0..300 (vector tails and the two-vector steps), special values in x and g in every other
+// length (the SIMD levels take a faster path for vectors without NaN, infinities and large
+// magnitudes: both paths are checked), in place on x and on g, and nothing written past n
+static void test_swiglu(const struct ggml_vec_funcs * vf) {
+    enum { N = 301 };
+    static float x[N], g[N], y[N], w[N];
+    const float sp[] = { NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -90.0f, 95.0f, -103.5f, 1e30f };
+    const int nsp = (int) (sizeof(sp)/sizeof(sp[0]));
+    const double bound = 3e-7 + 6e-8;
+    bool ok = true;
+    int bad = -1;
+    for (int n = 0; n < N && ok; n++) {
+        const bool special = n % 2 == 1;
+        for (int i = 0; i < N; i++) {
+            x[i] = special && i % 7 == 3 ? sp[(i + n) % nsp] : (float) test_rand_uniform(-12.0, 12.0);
+            g[i] = special && i % 11 == 5 ? sp[(i + 2*n) % nsp] : (float) test_rand_uniform(-3.0, 3.0);
+            y[i] = -12345.0f;
+        }
+        vf->swiglu_f32(n, y, x, g);
+        for (int i = 0; i < N && ok; i++) {
+            if (i >= n) {
+                ok = y[i] == -12345.0f;
+                continue;
+            }
+            const double r = ref_silu(x[i])*g[i];
+            if (isnan(r)) {
+                ok = isnan(y[i]);
+            } else if (fabs(r) > FLT_MAX) {
+                ok = isinf(y[i]) && (y[i] > 0) == (r > 0);
+            } else if (fabs(r) < 1e-30) {
+                ok = fabs(y[i] - r) <= fmax(FLT_MIN, 2e-5*fabs(r));
+            } else {
+                ok = fabs((y[i] - r)/r) <= bound;
+            }
+        }
+        memcpy(w, x, sizeof(w));
+        vf->swiglu_f32(n, w, w, g);
+        for (int i = 0; i < n && ok; i++) {
+            ok = same_float(w[i], y[i]);
+        }
+        memcpy(w, g, sizeof(w));
+        vf->swiglu_f32(n, w, x, w);
+        for (int i = 0; i < n && ok; i++) {
+            ok = same_float(w[i], y[i]);
+        }
+        bad = n;
+    }
+    TEST_CHECK_MSG(ok, "[%s] swiglu: wrong result or write past the row (n = %d)", ggml_cpu_isa_name(vf->level), bad);
+}
+
 int main(void) {
     test_rng_init();
     const enum ggml_cpu_isa_level top = ggml_cpu_isa();
@@ -422,6 +473,7 @@ int main(void) {
         TEST_CHECK(vf != NULL && (int) vf->level == level);
         test_activations(vf);
         test_exact(vf);
+        test_swiglu(vf);
         test_reductions(vf);
         test_conversions(vf);
     }

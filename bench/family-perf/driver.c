@@ -2,7 +2,9 @@
 // whichever ggml library it is linked with (the family's or ours; the source is the same).
 //
 //   driver list                          the case names, one per line
-//   driver <case> <threads> <reps>       prints the median of <reps> timed runs in microseconds
+//   driver <case> <threads> <reps> [cpu] prints the median of <reps> timed runs in microseconds
+//                                        (wall clock; with "cpu": the process's CPU time, which is
+//                                        what a loaded machine leaves comparable at 1 thread)
 //
 // Every case is one graph node computed with ggml_graph_plan + ggml_graph_compute on a thread
 // pool of <threads>, after one untimed warm-up run. Inputs are random. run.sh builds this file
@@ -35,6 +37,9 @@ static const char * const k_cases[] = {
     "IM2COL f16 [64,64,256] 5x5 (issue: 256x256)",
     "CONV_2D [19,19,256,16] x [4,4,256,512] f16 (issue: 4096)",
     "SWIGLU [34816,512]",
+    "SWIGLU fused [69632,512] -> [34816,512]",
+    "ROPE mode 0 [128,32,1]",
+    "CONT [2048,512,4] perm 2,1,0,3",
 };
 #define N_CASES ((int) (sizeof(k_cases)/sizeof(k_cases[0])))
 
@@ -106,14 +111,25 @@ static struct ggml_tensor * build(struct ggml_context * ctx, int c) {
                                        1, 1, 0, 0, 1, 1);
         case 12:
             return ggml_swiglu_split(ctx, new_t(ctx, GGML_TYPE_F32, 34816, 512, 1, 1), new_t(ctx, GGML_TYPE_F32, 34816, 512, 1, 1));
+        case 13:
+            return ggml_swiglu(ctx, new_t(ctx, GGML_TYPE_F32, 69632, 512, 1, 1));
+        case 14: {
+            struct ggml_tensor * a   = new_t(ctx, GGML_TYPE_F32, 128, 32, 1, 1);
+            struct ggml_tensor * pos = new_t(ctx, GGML_TYPE_I32, 1, 1, 1, 1);
+            return ggml_rope_ext(ctx, a, pos, NULL, 128, 0, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+        }
+        case 15:
+            return ggml_cont(ctx, ggml_permute(ctx, new_t(ctx, GGML_TYPE_F32, 2048, 512, 4, 1), 2, 1, 0, 3));
         default:
             return NULL;
     }
 }
 
+static clockid_t g_clock = CLOCK_MONOTONIC;
+
 static double now_us(void) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(g_clock, &ts);
     return (double) ts.tv_sec*1e6 + (double) ts.tv_nsec*1e-3;
 }
 
@@ -129,9 +145,12 @@ int main(int argc, char ** argv) {
         }
         return 0;
     }
-    if (argc != 4) {
-        fprintf(stderr, "usage: driver list | driver <case 0..%d> <threads> <reps>\n", N_CASES - 1);
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "cpu") == 0)) {
+        fprintf(stderr, "usage: driver list | driver <case 0..%d> <threads> <reps> [cpu]\n", N_CASES - 1);
         return 2;
+    }
+    if (argc == 5) {
+        g_clock = CLOCK_PROCESS_CPUTIME_ID;
     }
     const int c = atoi(argv[1]), nth = atoi(argv[2]), reps = atoi(argv[3]);
     if (c < 0 || c >= N_CASES || nth < 1 || reps < 1 || reps > MAX_REPS) {

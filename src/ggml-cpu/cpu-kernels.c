@@ -38,6 +38,7 @@ static void fill_vec(struct ggml_vec_funcs * t, const struct ggml_vec_funcs * lo
     FILL(gelu_quick_f32)
     FILL(gelu_erf_f32)
     FILL(soft_max_f32)
+    FILL(swiglu_f32)
     FILL(relu_f32)
     FILL(abs_f32)
     FILL(neg_f32)

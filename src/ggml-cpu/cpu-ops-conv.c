@@ -8,9 +8,14 @@
 // tile's im2col columns transposed ([K][P], rows copied in runs along the output rows) into its
 // own scratch and multiplies: a micro-kernel computes 4 output channels x 16 positions at a time
 // with the accumulators in registers (one column load, 4 broadcasts and 4 FMAs per k).
+// With enough channels and a long K (conv2d_use_gemm) the tile is instead multiplied by the
+// matrix product's packed GEMM (matmul-impl.h: C = kernel [OC][K] x tile^T, written straight into
+// the output planes), which keeps the kernel rows in L2 blocks and reaches far more of the FMA
+// peak; the tiles are then larger (conv2d_gemm_tile) and the work items split the channels too.
 
 #include "cpu-ops-nn.h"
 #include "cpu-kernels.h"
+#include "matmul-impl.h"
 
 #include <float.h>
 #include <string.h>
@@ -44,10 +49,13 @@ static inline int64_t conv_ceil_div(int64_t a, int64_t b) {
 }
 
 // The in-bounds part [*lo, *hi) of the indices t in [t0, t1) with 0 <= t*s + off < n (s >= 1).
+// Both ends lie inside [t0, t1] even when no index is in bounds: callers zero [t0, lo) and
+// [hi, t1), so a lo past t1 (padding wider than the run) would write past the run.
 static inline void conv_valid(int64_t t0, int64_t t1, int64_t s, int64_t off, int64_t n, int64_t * lo, int64_t * hi) {
     int64_t a = conv_ceil_div(-off, s);
     int64_t b = conv_ceil_div(n - off, s);
     a = a > t0 ? a : t0;
+    a = a < t1 ? a : t1;
     b = b < t1 ? b : t1;
     *lo = a;
     *hi = b > a ? b : a;
@@ -252,10 +260,74 @@ static size_t conv2d_kernel_bytes(const struct ggml_tensor * op) {
     return GGML_PAD((size_t) (k->ne[0]*k->ne[1]*k->ne[2]*k->ne[3])*sizeof(float), GGML_CPU_CACHE_LINE);
 }
 
+// The GEMM path: at least 16 output channels and K >= 32 (below that the packing costs more than
+// it gains), and result planes of packed rows whose stride is a whole number of floats.
+static bool conv2d_use_gemm(const struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    const int64_t K = k->ne[0]*k->ne[1]*k->ne[2];
+    return k->ne[3] >= 16 && K >= 32 && op->nb[0] == sizeof(float) && op->nb[1] == (size_t) op->ne[0]*sizeof(float) &&
+           op->nb[2] % sizeof(float) == 0;
+}
+
+// positions per GEMM tile: about 1 MiB of gathered columns, 16 .. GGML_MM_NC, a multiple of 16,
+// no more than the plane holds
+static int64_t conv2d_gemm_tile(const struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    const int64_t K = k->ne[0]*k->ne[1]*k->ne[2];
+    int64_t P = (262144 / (K > 0 ? K : 1)) / 16 * 16;
+    P = P < 16 ? 16 : (P > GGML_MM_NC ? GGML_MM_NC : P);
+    const int64_t n_pos = (op->ne[0]*op->ne[1] + 15) / 16 * 16;
+    return P < n_pos ? P : (n_pos > 0 ? n_pos : 16);
+}
+
 static size_t conv2d_thread_bytes(const struct ggml_tensor * op) {
     const struct ggml_tensor * k = op->src[0];
     const int64_t K = k->ne[0]*k->ne[1]*k->ne[2];
+    if (conv2d_use_gemm(op)) {
+        return GGML_PAD((size_t) (conv2d_gemm_tile(op)*K)*sizeof(float), 64) + GGML_MM_GEMM_SCRATCH*sizeof(float) + 64;
+    }
     return GGML_PAD((size_t) (conv2d_tile(K)*K)*sizeof(float), GGML_CPU_CACHE_LINE);
+}
+
+// The GEMM path's items: (image, tile of positions, block of output channels). The channels are
+// split only as far as needed to give every thread several items (each block re-gathers its
+// tile: K*P values against 2*K*P*channels FLOPs).
+static void conv2d_forward_gemm(const struct ggml_compute_params * params, struct ggml_tensor * op,
+        const struct conv_geom * g, const float * kf, float * scratch) {
+    const struct ggml_tensor * b = op->src[1];
+    const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_get(params->use_ref);
+    const int64_t OC = op->ne[2];
+    const int64_t K  = g->KW*g->KH*g->IC;
+    const int64_t P  = conv2d_gemm_tile(op);
+    float * colsT   = scratch;
+    float * gemm_sc = (float *) ((char *) scratch + GGML_PAD((size_t) (P*K)*sizeof(float), 64));
+
+    const int64_t n_pos   = g->OW*g->OH;
+    const int64_t n_tiles = (n_pos + P - 1) / P;
+    const int64_t MR      = kt->mm->mr;
+    int64_t n_ocb = (4*(int64_t) params->nth + n_tiles*g->N - 1) / (n_tiles*g->N);
+    const int64_t max_ocb = OC / 64 > 1 ? OC / 64 : 1; // blocks of at least 64 channels
+    n_ocb = n_ocb < 1 ? 1 : (n_ocb > max_ocb ? max_ocb : n_ocb);
+    int64_t ocb = (OC + n_ocb - 1) / n_ocb;
+    ocb = (ocb + MR - 1) / MR * MR;
+    n_ocb = (OC + ocb - 1) / ocb;
+
+    const struct ggml_mm_src a_src = { (const char *) colsT, GGML_TYPE_F32, (int64_t) sizeof(float), P*(int64_t) sizeof(float) };
+    const struct ggml_mm_src k_src = { (const char *) kf, GGML_TYPE_F32, K*(int64_t) sizeof(float), (int64_t) sizeof(float) };
+    const int64_t ldc = (int64_t) (op->nb[2] / sizeof(float));
+    const int64_t n_items = g->N*n_tiles*n_ocb;
+    for (int64_t it = ggml_cpu_chunk_next(params->threadpool); it < n_items; it = ggml_cpu_chunk_next(params->threadpool)) {
+        const int64_t o  = it % n_ocb;
+        const int64_t t  = (it / n_ocb) % n_tiles;
+        const int64_t n  = it / (n_ocb*n_tiles);
+        const int64_t q0 = t*P;
+        const int64_t np = n_pos - q0 < P ? n_pos - q0 : P;
+        const int64_t m0 = o*ocb;
+        const int64_t mm = OC - m0 < ocb ? OC - m0 : ocb;
+        conv_gather_tile(kt->vec, g, b, n, q0, np, colsT, P);
+        float * c = (float *) ((char *) op->data + n*op->nb[3]) + m0*ldc + q0;
+        ggml_mm_gemm_block(kt->mm, &a_src, &k_src, m0, mm, 0, np, K, c, ldc, gemm_sc);
+    }
 }
 
 static void conv2d_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
@@ -301,6 +373,12 @@ static void conv2d_forward(const struct ggml_compute_params * params, struct ggm
         kf = kw;
     }
     float * colsT = (float *) ((char *) params->wdata + kbytes + (size_t) params->ith*conv2d_thread_bytes(op));
+    if (conv2d_use_gemm(op)) {
+        // the GEMM's scratch wants 64-byte alignment
+        colsT = (float *) GGML_PAD((uintptr_t) colsT, 64);
+        conv2d_forward_gemm(params, op, &g, kf, colsT);
+        return;
+    }
     // positions of a plane are adjacent in memory when the result rows are contiguous and packed
     const bool packed = op->nb[0] == sizeof(float) && op->nb[1] == (size_t) g.OW*sizeof(float);
 

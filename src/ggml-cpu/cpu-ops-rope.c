@@ -97,6 +97,7 @@ bool ggml_cpu_rope_supports(const struct ggml_tensor * op) {
 //   w     double [n_pairs]   angle of pair p per unit of position (frequency, freq factor, YaRN mix)
 //   cd,sd double [n_pairs]   cos/sin of pair p at the last cached position (before mscale)
 //   c1,s1 double [n_pairs]   cos/sin of w[p]: one position further is a rotation by them
+//   th    double [n_pairs]   angles of a fresh cos/sin fill
 //   which int    [n_pairs]   position (0..3) pair p rotates by
 //   cs    float  [2*ne0]     cos/sin cache of the current token
 //   row   float  [ne0]       a row converted to float
@@ -104,6 +105,7 @@ struct rope_scratch {
     double  * w;
     double  * cd, * sd;
     double  * c1, * s1;
+    double  * th;
     int32_t * which;
     float   * cs;
     float   * row;
@@ -114,7 +116,7 @@ static size_t rope_pad(size_t n) {
 }
 
 static size_t rope_thread_bytes(int64_t ne0, int64_t n_pairs) {
-    return 5*rope_pad((size_t) n_pairs*sizeof(double)) + rope_pad((size_t) n_pairs*sizeof(int32_t)) +
+    return 6*rope_pad((size_t) n_pairs*sizeof(double)) + rope_pad((size_t) n_pairs*sizeof(int32_t)) +
            rope_pad((size_t) 2*ne0*sizeof(float)) + rope_pad((size_t) ne0*sizeof(float));
 }
 
@@ -137,6 +139,7 @@ static struct rope_scratch rope_scratch_of(const struct ggml_compute_params * pa
     s.sd    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
     s.c1    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
     s.s1    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
+    s.th    = (double *)  p; p += rope_pad((size_t) n_pairs*sizeof(double));
     s.which = (int32_t *) p; p += rope_pad((size_t) n_pairs*sizeof(int32_t));
     s.cs    = (float *)   p; p += rope_pad((size_t) 2*ne0*sizeof(float));
     s.row   = (float *)   p;
@@ -217,7 +220,7 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
             }
         }
         s->which[p] = which;
-        const double inv = pw[exponent] / (f != NULL ? (double) f[p] : 1.0);
+        const double inv = f != NULL ? pw[exponent] / (double) f[p] : pw[exponent];
         double mix = 0.0;
         if (rp->ext_factor != 0.0f) {
             // 1 below corr0, 0 above corr1, linear in between
@@ -236,6 +239,52 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
     return mscale;
 }
 
+// cos and sin of theta[0..n) in double, without the C library for |theta| < 2^20*pi/2 (positions
+// up to ~1.6e6 at the highest frequency): a one-token call needs a cos and a sin per pair, and the
+// library's calls cost more than the rotations. theta = k*pi/2 + r with pi/2 in three 33-bit parts
+// (k*part is exact for |k| < 2^20, so r is exact to ~1e-16), then the Taylor series of sin to r^15
+// and cos to r^16 on |r| <= pi/4 (truncation below 5e-17). The loop has no branch, so the compiler
+// vectorizes it; k is rounded by adding 1.5*2^52, whose low mantissa bits then hold k mod 4.
+static void rope_sincos_rows(int64_t n, const double * restrict theta, double * restrict c, double * restrict sn) {
+    for (int64_t i = 0; i < n; i++) {
+        const double t   = theta[i];
+        const double big = t*0.63661977236758134308 + 6755399441055744.0; // t*2/pi + 1.5*2^52
+        const double k   = big - 6755399441055744.0;
+        uint64_t q;
+        memcpy(&q, &big, sizeof(q));
+        const double r  = ((t - k*1.57079632673412561417e+00) - k*6.07710050630396597660e-11) - k*2.02226624871116645580e-21;
+        const double r2 = r*r;
+        double ps = 1.0/1307674368000.0;               // 1/15!
+        ps = ps*r2 - 1.0/6227020800.0;                 // 1/13!
+        ps = ps*r2 + 1.0/39916800.0;                   // 1/11!
+        ps = ps*r2 - 1.0/362880.0;                     // 1/9!
+        ps = ps*r2 + 1.0/5040.0;
+        ps = ps*r2 - 1.0/120.0;
+        ps = ps*r2 + 1.0/6.0;
+        const double sr = r - r*r2*ps;                 // r - r^3/3! + ...
+        double pc = 1.0/20922789888000.0;              // 1/16!
+        pc = pc*r2 - 1.0/87178291200.0;                // 1/14!
+        pc = pc*r2 + 1.0/479001600.0;                  // 1/12!
+        pc = pc*r2 - 1.0/3628800.0;                    // 1/10!
+        pc = pc*r2 + 1.0/40320.0;
+        pc = pc*r2 - 1.0/720.0;
+        pc = pc*r2 + 1.0/24.0;
+        pc = pc*r2 - 0.5;
+        const double cr = 1.0 + r2*pc;
+        // quadrant q mod 4: (cos, sin) = (cr, sr), (-sr, cr), (-cr, -sr), (sr, -cr)
+        const double cq = (q & 1) ? sr : cr;
+        const double sq = (q & 1) ? cr : sr;
+        c[i]  = ((q + 1) & 2) ? -cq : cq;
+        sn[i] = (q & 2) ? -sq : sq;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (!(fabs(theta[i]) < 1647099.0)) { // 2^20*pi/2, less a margin; also NaN
+            c[i]  = cos(theta[i]);
+            sn[i] = sin(theta[i]);
+        }
+    }
+}
+
 // a position one further than the cached one is computed by rotating the cached cos/sin (two
 // multiply-adds per pair instead of a cos and a sin); every this many steps the angles are computed
 // afresh, which bounds the drift of the recurrence to a few hundred double roundings (~1e-14)
@@ -248,15 +297,17 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
 static void rope_cache(const struct rope_params * rp, const struct rope_scratch * s, const double pos[4], double mscale,
                        bool step) {
     const int64_t n = rp->n_pairs;
+    if (!step) {
+        for (int64_t p = 0; p < n; p++) {
+            s->th[p] = pos[s->which[p]]*s->w[p];
+        }
+        rope_sincos_rows(n, s->th, s->cd, s->sd);
+    }
     for (int64_t p = 0; p < n; p++) {
         if (step) {
             const double c0 = s->cd[p], s0 = s->sd[p];
             s->cd[p] = c0*s->c1[p] - s0*s->s1[p];
             s->sd[p] = s0*s->c1[p] + c0*s->s1[p];
-        } else {
-            const double theta = pos[s->which[p]]*s->w[p];
-            s->cd[p] = cos(theta);
-            s->sd[p] = sin(theta);
         }
         const float c  = (float) (s->cd[p]*mscale);
         const float si = (float) (s->sd[p]*mscale);
@@ -308,10 +359,7 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
             }
             const bool step = !rp.multi && cached_i2 >= 0 && positions[i2] == cached_pos + 1 && steps < ROPE_MAX_STEPS;
             if (step && !have_c1) {
-                for (int64_t p = 0; p < rp.n_pairs; p++) {
-                    s.c1[p] = cos(s.w[p]);
-                    s.s1[p] = sin(s.w[p]);
-                }
+                rope_sincos_rows(rp.n_pairs, s.w, s.c1, s.s1);
                 have_c1 = true;
             }
             rope_cache(&rp, &s, pos, mscale, step);

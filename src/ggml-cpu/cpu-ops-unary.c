@@ -277,7 +277,7 @@ static void glu_row(const struct unary_op * u, int64_t n, float * y, const float
     switch ((enum ggml_glu_op) u->glu) {
         case GGML_GLU_OP_REGLU:       vf->relu_f32(n, y, x);       break;
         case GGML_GLU_OP_GEGLU:       vf->gelu_f32(n, y, x);       break;
-        case GGML_GLU_OP_SWIGLU:      vf->silu_f32(n, y, x);       break;
+        case GGML_GLU_OP_SWIGLU:      vf->swiglu_f32(n, y, x, g);  return;
         case GGML_GLU_OP_GEGLU_ERF:   vf->gelu_erf_f32(n, y, x);   break;
         case GGML_GLU_OP_GEGLU_QUICK: vf->gelu_quick_f32(n, y, x); break;
         case GGML_GLU_OP_SWIGLU_OAI: {

@@ -79,6 +79,8 @@ struct ggml_vec_funcs {
     void (*gelu_erf_f32)  (int64_t n, float * y, const float * x); // 0.5x(1 + erf(x/sqrt 2))
     // y[i] = e^(x[i] - m); returns the sum of the y[i] (accumulated in double)
     double (*soft_max_f32)(int64_t n, float * y, const float * x, float m);
+    // y[i] = silu(x[i])*g[i] in one pass (SWIGLU), within silu's bound plus 6e-8; y may be x or g
+    void (*swiglu_f32)(int64_t n, float * y, const float * x, const float * g);
 
     // simple maps, exact (NaN: relu, step and sgn give 0, the others NaN)
     void (*relu_f32)       (int64_t n, float * y, const float * x); // x > 0 ? x : 0

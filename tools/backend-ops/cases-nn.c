@@ -230,6 +230,49 @@ static struct bop_case * add_conv(struct bop_cases * list, enum ggml_op op, enum
     return c;
 }
 
+// output size along one axis (<= 0: no output)
+static int64_t conv_out_size(int64_t in, int64_t k, int s, int p, int d) {
+    return (in + 2*p - d*(k - 1) - 1)/s + 1;
+}
+
+// Small odd shapes against paddings larger than the kernel, strides and dilations 1..3: output
+// rows shorter than a position tile, so that a tile spans many rows, each partly padding. Every
+// (stride, dilation) pair of an axis appears; the paddings and shapes rotate with it. The first
+// case is the issue-22 finding (W = 1, H = 133, kernel 1x2, p0 = 5: 6 outputs were wrong).
+static bool cases_conv_sweep(struct bop_cases * list) {
+    static const int64_t data[][4] = { { 1, 133, 2, 1 }, { 3, 37, 3, 2 }, { 5, 19, 1, 1 }, { 7, 11, 2, 1 }, { 2, 66, 3, 1 } };
+    static const int64_t kern[][2] = { { 1, 2 }, { 2, 1 }, { 3, 2 }, { 1, 3 } };
+    static const int pads[][2] = { { 5, 1 }, { 0, 4 }, { 3, 3 }, { 1, 0 }, { 7, 2 } };
+    static const int64_t oc = 3;
+    int n = 0;
+    for (int sd = 0; sd < 81; sd++) {
+        // s0, d0, s1, d1 in 1..3
+        const int s0 = 1 + sd % 3, d0 = 1 + (sd / 3) % 3, s1 = 1 + (sd / 9) % 3, d1 = 1 + (sd / 27) % 3;
+        const int64_t * dn = data[sd % 5];
+        const int64_t * kn = kern[(sd / 5) % 4];
+        const int * pd = pads[(sd / 2) % 5];
+        const int p[7] = { s0, s1, pd[0], pd[1], d0, d1, 1 };
+        if (conv_out_size(dn[0], kn[0], s0, pd[0], d0) <= 0 || conv_out_size(dn[1], kn[1], s1, pd[1], d1) <= 0) {
+            continue;
+        }
+        const int64_t nk[4] = { kn[0], kn[1], dn[2], oc };
+        const enum ggml_type tk = sd % 4 == 3 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+        if (add_conv(list, GGML_OP_CONV_2D, tk, GGML_TYPE_F32, GGML_TYPE_F32, nk, dn, p, false) == NULL) {
+            return false;
+        }
+        // every fourth through im2col + mul_mat, and the same geometry as IM2COL alone
+        if (sd % 4 == 0 && (add_conv(list, GGML_OP_CONV_2D, tk, GGML_TYPE_F32, GGML_TYPE_F32, nk, dn, p, true) == NULL ||
+                            add_conv(list, GGML_OP_IM2COL, GGML_TYPE_F32, GGML_TYPE_F32, GGML_TYPE_F32, nk, dn, p, false) == NULL)) {
+            return false;
+        }
+        n++;
+    }
+    // the issue's case exactly (one channel each, as the family's suite builds it)
+    static const int64_t k22[4] = { 1, 2, 1, 1 }, d22[4] = { 1, 133, 1, 1 };
+    static const int p22[7] = { 1, 1, 5, 1, 1, 1, 1 };
+    return n > 60 && add_conv(list, GGML_OP_CONV_2D, GGML_TYPE_F32, GGML_TYPE_F32, GGML_TYPE_F32, k22, d22, p22, false) != NULL;
+}
+
 static bool cases_conv(struct bop_cases * list) {
     static const int params2d[][7] = {
         { 1, 1, 0, 0, 1, 1, 1 }, { 2, 2, 1, 1, 1, 1, 1 }, { 1, 2, 2, 0, 2, 1, 1 }, { 3, 1, 1, 2, 1, 2, 1 },
@@ -264,6 +307,11 @@ static bool cases_conv(struct bop_cases * list) {
         { { 1, 1, 8, 4 }, { 7, 6, 8, 1 }, { 1, 1, 0, 0, 1, 1, 1 } },
         { { 5, 3, 2, 3 }, { 16, 8, 2, 1 }, { 2, 1, 2, 1, 1, 2, 1 } },
         { { 3, 3, 16, 16 }, { 12, 12, 16, 1 }, { 1, 1, 1, 1, 1, 1, 1 } },
+        // the GEMM path (>= 16 channels, K >= 32): channels not a multiple of the register tile,
+        // channel blocks split between threads, several position tiles per image, padding
+        { { 3, 3, 40, 70 }, { 23, 17, 40, 2 }, { 1, 2, 2, 1, 1, 2, 1 } },
+        { { 2, 2, 64, 130 }, { 9, 7, 64, 1 }, { 1, 1, 0, 3, 2, 1, 1 } },
+        { { 4, 4, 128, 20 }, { 20, 20, 128, 1 }, { 1, 1, 1, 1, 1, 1, 1 } },
     };
     for (size_t tk = 0; tk < 2; tk++) {
         for (size_t k = 0; k < sizeof(convs)/sizeof(convs[0]); k++) {
@@ -274,7 +322,7 @@ static bool cases_conv(struct bop_cases * list) {
             }
         }
     }
-    return true;
+    return cases_conv_sweep(list);
 }
 
 //

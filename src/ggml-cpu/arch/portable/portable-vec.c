@@ -135,6 +135,13 @@ static void p_silu(int64_t n, float * y, const float * x) {
     }
 }
 
+static void p_swiglu(int64_t n, float * y, const float * x, const float * g) {
+    for (int64_t i = 0; i < n; i++) {
+        const float s = x[i]*p_sigmoid1(x[i]);
+        y[i] = s*g[i];
+    }
+}
+
 // 0.5*(1 + tanh(u)) = sigmoid(2u): no cancellation for negative x
 static void p_gelu(int64_t n, float * y, const float * x) {
     for (int64_t i = 0; i < n; i++) {
@@ -247,6 +254,7 @@ const struct ggml_vec_funcs ggml_cpu_vec_portable = {
     .tanh_f32        = p_tanh,
     .sigmoid_f32     = p_sigmoid,
     .silu_f32        = p_silu,
+    .swiglu_f32      = p_swiglu,
     .gelu_f32        = p_gelu,
     .gelu_quick_f32  = p_gelu_quick,
     .gelu_erf_f32    = p_gelu_erf,
