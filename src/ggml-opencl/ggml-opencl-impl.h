@@ -75,6 +75,7 @@ enum ggml_ocl_prog {
     GGML_OCL_PROG_OUTPROD, // out_prod (outprod.cl)
     GGML_OCL_PROG_MATMUL_TILED, // mul_mat fast paths (mul_mat_tiled.cl, owned by ocl-matmul-tiled.c)
     GGML_OCL_PROG_QUANT,   // quantized mul_mat and get_rows (quant.cl, owned by ocl-quant.c)
+    GGML_OCL_PROG_QUANT_MM, // quantized mul_mat fast paths (quant_mm.cl, owned by ocl-quant-mm.c)
     GGML_OCL_PROG_COUNT,
 };
 
@@ -286,6 +287,8 @@ ggml_ocl_tdesc ggml_ocl_tdesc_of(const struct ggml_tensor * t);
 // Enqueues the kernel on the backend's queue over n_groups work-groups of `local` items
 // (1-D: global = n_groups*local). Logs and returns GGML_STATUS_FAILED on any error.
 enum ggml_status ggml_ocl_launch_groups(struct ggml_ocl_args * a, size_t n_groups, size_t local);
+// dims-D launch (1 to 3) over global items in groups of local (local may be NULL: the driver picks)
+enum ggml_status ggml_ocl_launch_nd(struct ggml_ocl_args * a, unsigned dims, const size_t * global, const size_t * local);
 // 1-D launch over n items (rounded up to a multiple of local; kernels check their index)
 enum ggml_status ggml_ocl_launch_items(struct ggml_ocl_args * a, size_t n, size_t local);
 
@@ -340,6 +343,11 @@ GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml
 // whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0): then
 // ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and compute it, not the op's family
 bool ggml_ocl_quant_claims(const struct ggml_tensor * op);
+
+// The fast quantized MUL_MAT (ocl-quant-mm.c): for nodes ggml_ocl_quant_supports accepts whose b is
+// F32 with contiguous, aligned rows (builds its program on first use: call it on the compute path).
+bool             ggml_ocl_quant_mm_supports(struct ggml_ocl_device * d, const struct ggml_tensor * op);
+enum ggml_status ggml_ocl_quant_mm(struct ggml_ocl_backend * be, struct ggml_tensor * op);
 
 //
 // MUL_MAT (ocl-matmul.c). The file is replaceable as a whole: the rest of the backend only calls

@@ -118,6 +118,14 @@ enum ggml_status ggml_ocl_launch_groups(struct ggml_ocl_args * a, size_t n_group
     return launch(a, 1, &global, &local);
 }
 
+enum ggml_status ggml_ocl_launch_nd(struct ggml_ocl_args * a, unsigned dims, const size_t * global, const size_t * local) {
+    if (dims < 1 || dims > 3) {
+        GGML_LOG_ERROR("%s: %s: kernel %s: %u dimensions\n", __func__, a->be->name, a->kname, dims);
+        return GGML_STATUS_FAILED;
+    }
+    return launch(a, (cl_uint) dims, global, local);
+}
+
 enum ggml_status ggml_ocl_launch_items(struct ggml_ocl_args * a, size_t n, size_t local) {
     if (local == 0) {
         return GGML_STATUS_FAILED;

@@ -87,6 +87,9 @@ bool ggml_ocl_quant_supports(const struct ggml_ocl_device * d, const struct ggml
 enum ggml_status ggml_ocl_quant_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     struct ggml_ocl_args a;
     if (op->op == GGML_OP_MUL_MAT) {
+        if (ggml_ocl_quant_mm_supports(be->dev, op)) {
+            return ggml_ocl_quant_mm(be, op);
+        }
         if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT, "k_mul_mat_q")) {
             return GGML_STATUS_FAILED;
         }
