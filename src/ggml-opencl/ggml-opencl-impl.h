@@ -159,7 +159,7 @@ cl_context ggml_ocl_device_context(struct ggml_ocl_device * d);
 cl_command_queue ggml_ocl_device_xfer_queue(struct ggml_ocl_device * d);
 
 // a new in-order command queue on the device; NULL (logged) on failure
-cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d);
+cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d, cl_command_queue_properties props);
 
 //
 // buffers
@@ -206,7 +206,29 @@ struct ggml_ocl_backend {
 
     // set while a graph runs: kernel arguments and the kernel cache belong to one caller at a time
     atomic_bool busy;
+
+    struct ggml_ocl_profile * profile; // GGML_OPENCL_PROFILE: kernel times (ocl-profile.c); else NULL
 };
+
+//
+// kernel profiling (ocl-profile.c), GGML_OPENCL_PROFILE=1: the backend's queue is created with
+// CL_QUEUE_PROFILING_ENABLE and every kernel launch hands its event to ggml_ocl_profile_add
+//
+
+struct ggml_ocl_profile;
+bool                      ggml_ocl_profile_requested(void); // GGML_OPENCL_PROFILE set and not "0"
+struct ggml_ocl_profile * ggml_ocl_profile_new(void);       // NULL (logged) when out of memory
+// keeps the event (released later) of one run of kernel for a node of op (both string literals)
+void ggml_ocl_profile_add(struct ggml_ocl_profile * p, const char * op, const char * kernel, cl_event event);
+// reads the times of the kept events, which must be complete (after clFinish)
+void ggml_ocl_profile_collect(struct ggml_ocl_profile * p);
+// the table per (op, kernel) to stderr
+void ggml_ocl_profile_print(struct ggml_ocl_profile * p, const char * backend_name);
+void ggml_ocl_profile_free(struct ggml_ocl_profile * p);
+// the event pointer for a launch's clEnqueue* call: &slot when be profiles, else NULL; after a
+// successful enqueue, ggml_ocl_profile_launched hands the event to the profile
+cl_event * ggml_ocl_profile_slot(struct ggml_ocl_backend * be, cl_event * slot);
+void       ggml_ocl_profile_launched(struct ggml_ocl_backend * be, const struct ggml_tensor * node, const char * kernel, cl_event ev);
 
 struct ggml_ocl_backend * ggml_ocl_backend_ctx(ggml_backend_t backend); // NULL if not OpenCL
 
