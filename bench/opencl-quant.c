@@ -5,7 +5,7 @@
 // CPU time, which other jobs on a shared machine disturb less), GB/s of weights read and GFLOP/s
 // (from the wall time). Exits 77 without an OpenCL device.
 //
-//   bench/opencl-quant [K N]   (default 4096 4096)
+//   bench/opencl-quant [K N]   (default 4096 4096; K a multiple of 32, of 256 for the K types)
 
 #define _POSIX_C_SOURCE 199309L // clock_gettime
 
@@ -93,8 +93,8 @@ int main(int argc, char ** argv) {
     const int64_t K = argc > 2 ? atoll(argv[1]) : 4096;
     const int64_t N = argc > 2 ? atoll(argv[2]) : 4096;
     ggml_backend_dev_t dev = ggml_backend_dev_by_name("OpenCL0");
-    if (dev == NULL || K <= 0 || N <= 0 || K % 256 != 0) {
-        fprintf(stderr, "opencl-quant: %s\n", dev == NULL ? "no OpenCL device" : "K must be a positive multiple of 256");
+    if (dev == NULL || K <= 0 || N <= 0 || K % 32 != 0) {
+        fprintf(stderr, "opencl-quant: %s\n", dev == NULL ? "no OpenCL device" : "K must be a positive multiple of 32");
         return dev == NULL ? 77 : 2;
     }
     ggml_backend_t be = ggml_backend_dev_init(dev, NULL);
@@ -116,6 +116,9 @@ int main(int argc, char ** argv) {
     }
     printf("%-6s %6s %10s %10s %10s %10s\n", "type", "cols", "ms", "cpu ms", "GB/s(w)", "GFLOP/s");
     for (size_t t = 0; t < sizeof(types)/sizeof(types[0]); t++) {
+        if (K % ggml_blck_size(types[t]) != 0) {
+            continue; // the K types need K a multiple of 256
+        }
         if (types[t] == GGML_TYPE_F16) {
             ggml_fp32_to_fp16_row(w, q, K * N);
         } else {
