@@ -76,6 +76,8 @@ enum ggml_ocl_prog {
     GGML_OCL_PROG_MATMUL_TILED, // mul_mat fast paths (mul_mat_tiled.cl, owned by ocl-matmul-tiled.c)
     GGML_OCL_PROG_QUANT,   // quantized mul_mat and get_rows (quant.cl, owned by ocl-quant.c)
     GGML_OCL_PROG_QUANT_MM, // quantized mul_mat fast paths (quant_mm.cl, owned by ocl-quant-mm.c)
+    GGML_OCL_PROG_ELTWISE_VEC, // contiguous F32 element-wise fast paths (eltwise_vec.cl, ocl-op-eltwise-vec.c)
+    GGML_OCL_PROG_ATTN_ROWS, // flash_attn_ext on CPU devices, a work-item per row (attn_rows.cl, ocl-op-attn.c)
     GGML_OCL_PROG_COUNT,
 };
 
@@ -352,6 +354,10 @@ static inline bool ggml_ocl_type_is_plain(enum ggml_type t) {
     enum ggml_status ggml_ocl_##fam##_compute (struct ggml_ocl_backend * be, struct ggml_tensor * op)
 
 GGML_OCL_FAMILY(eltwise); // ocl-op-eltwise.c
+// its fast paths for contiguous F32 tensors, RMS_NORM's too (ocl-op-eltwise-vec.c): whether one takes the node
+// (cheap; the caller also checks that GGML_OCL_PROG_ELTWISE_VEC builds), and the launch
+bool             ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct ggml_tensor * op);
+enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_tensor * op);
 GGML_OCL_FAMILY(copy);    // ocl-op-copy.c
 GGML_OCL_FAMILY(reduce);  // ocl-op-reduce.c (also ARGSORT / TOP_K with the sort program)
 GGML_OCL_FAMILY(sort);    // ocl-op-reduce.c
