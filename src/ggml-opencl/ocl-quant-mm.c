@@ -1,7 +1,8 @@
 // Fast MUL_MAT with quantized weights (kernels/quant_mm.cl, GGML_OCL_PROG_QUANT_MM): one kernel
-// per weight type with the blocks decoded into vector registers; a column-per-work-item GEMV for
-// few columns, a register-blocked kernel for many. ocl-quant.c calls it first and keeps its
-// general kernel (any b type and layout) for the rest.
+// per weight type with the blocks decoded into vector registers; a GEMV (4 rows of one column per
+// work-item) for few columns, a register-blocked kernel (6 columns x 2 rows per work-item) for
+// many. ocl-quant.c calls it first and keeps its general kernel (any b type and layout) for the
+// rest.
 
 #include "ggml-opencl-impl.h"
 
@@ -9,8 +10,8 @@
 
 // keep in sync with kernels/quant_mm.cl
 #define MVQ_RN 4
-#define MMQ_RM 4
-#define MMQ_RN 4
+#define MMQ_RM 6
+#define MMQ_RN 2
 
 // products with at most this many columns use the GEMV kernel (each column decodes the weights
 // again; above it the blocked kernel's reuse pays)

@@ -18,8 +18,8 @@
 #define UNROLL _Pragma("unroll")
 
 #define MVQ_RN 4
-#define MMQ_RM 4
-#define MMQ_RN 4
+#define MMQ_RM 6
+#define MMQ_RN 2
 
 #define QT_Q4_0  2
 #define QT_Q4_1  3
@@ -213,10 +213,11 @@ inline void mmq(const __global uchar * a, const tdesc ad, const __global char * 
     UNROLL for (int i = 0; i < MMQ_RM; i++) {
         pb[i] = (const __global float *) (b + ob + min(m0 + i, M - 1) * bd.nb[1]);
     }
-    float16 acc[MMQ_RM][MMQ_RN];
+    // 8-wide accumulators (the two halves of each 16-wide product summed): fewer registers
+    float8 acc[MMQ_RM][MMQ_RN];
     UNROLL for (int i = 0; i < MMQ_RM; i++) {
         UNROLL for (int j = 0; j < MMQ_RN; j++) {
-            acc[i][j] = (float16) 0.0f;
+            acc[i][j] = (float8) 0.0f;
         }
     }
     const long ns = ad.ne[0] / 32;
@@ -229,15 +230,20 @@ inline void mmq(const __global uchar * a, const tdesc ad, const __global char * 
             const float16 b0 = vload16(2*s, pb[i]);
             const float16 b1 = vload16(2*s + 1, pb[i]);
             UNROLL for (int j = 0; j < MMQ_RN; j++) {
-                acc[i][j] = MAD(lo[j], b0, acc[i][j]);
-                acc[i][j] = MAD(hi[j], b1, acc[i][j]);
+                float8 x = acc[i][j];
+                x = MAD(lo[j].lo, b0.lo, x);
+                x = MAD(lo[j].hi, b0.hi, x);
+                x = MAD(hi[j].lo, b1.lo, x);
+                x = MAD(hi[j].hi, b1.hi, x);
+                acc[i][j] = x;
             }
         }
     }
     UNROLL for (int i = 0; i < MMQ_RM; i++) {
         UNROLL for (int j = 0; j < MMQ_RN; j++) {
             if (m0 + i < M && n0 + j < N) {
-                *(__global float *) (dst + od + (n0 + j)*dd.nb[0] + (m0 + i)*dd.nb[1]) = sum16(acc[i][j]);
+                const float4 q = acc[i][j].lo + acc[i][j].hi;
+                *(__global float *) (dst + od + (n0 + j)*dd.nb[0] + (m0 + i)*dd.nb[1]) = (q.x + q.y) + (q.z + q.w);
             }
         }
     }
