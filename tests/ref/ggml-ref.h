@@ -81,6 +81,16 @@ bool ggml_ref_fail(char * err, size_t err_size, const char * fmt, ...);
 
 // Types ggml_ref_get can read.
 bool ggml_ref_type_readable(enum ggml_type type);
+// Quantized types the reference reads through the type's own dequantization (to_float), as a
+// source of the ops that take quantized data: MUL_MAT and MUL_MAT_ID weights, GET_ROWS rows, and
+// DUP/CONT/CPY to a readable type. The reference is then exact for the dequantized values.
+bool ggml_ref_type_dequantizable(enum ggml_type type);
+// Like ggml_ref_need_src, also admitting a dequantizable source (whose rows are whole blocks).
+bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, size_t err_size);
+// Like ggml_ref_get, also reading dequantizable types (i0 is an element index within the row).
+double ggml_ref_get_q(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
+// Row (i1, i2, i3) of t, all t->ne[0] values, into out (each quantized block dequantized once).
+void ggml_ref_row_q(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, double * out);
 // v converted to `type` and back, as storing it in a tensor of that type would.
 double ggml_ref_round_to_type(enum ggml_type type, double v);
 
@@ -130,6 +140,13 @@ static inline double ggml_ref_get_flat(const struct ggml_tensor * t, int64_t i) 
 // ALiBi slope of head h out of n_head for max_bias (1 when max_bias <= 0), as the family defines it.
 double ggml_ref_alibi_slope(float max_bias, int64_t n_head, int64_t h);
 
+// Element i (row-major over t->ne) of t, quantized types included.
+static inline double ggml_ref_get_flat_q(const struct ggml_tensor * t, int64_t i) {
+    int64_t idx[4];
+    ggml_ref_unravel(t, i, idx);
+    return ggml_ref_get_q(t, idx[0], idx[1], idx[2], idx[3]);
+}
+
 // One entry point per op family; each handles the ops listed in ref-core.c's dispatch.
 bool ggml_ref_op_elementwise(const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_unary      (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
@@ -144,6 +161,7 @@ bool ggml_ref_op_rope       (const struct ggml_tensor * node, double * out, char
 bool ggml_ref_op_conv       (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_attn       (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_sort       (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
+bool ggml_ref_op_moe        (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 
 #endif // GGML_REF_INTERNAL
 

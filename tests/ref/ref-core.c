@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+// largest block of a quantized type the reference dequantizes (the K-quants' 256)
+#define REF_MAX_BLOCK 256
+
 bool ggml_ref_fail(char * err, size_t err_size, const char * fmt, ...) {
     if (err != NULL && err_size > 0) {
         va_list args;
@@ -32,6 +35,42 @@ bool ggml_ref_type_readable(enum ggml_type type) {
             return true;
         default:
             return false;
+    }
+}
+
+bool ggml_ref_type_dequantizable(enum ggml_type type) {
+    return (int) type >= 0 && type < GGML_TYPE_COUNT && ggml_is_quantized(type) &&
+           ggml_blck_size(type) <= REF_MAX_BLOCK && ggml_get_type_traits(type)->to_float != NULL;
+}
+
+double ggml_ref_get_q(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    if (t == NULL || t->data == NULL || !ggml_ref_type_dequantizable(t->type)) {
+        return ggml_ref_get(t, i0, i1, i2, i3);
+    }
+    // the whole block holding element i0, through the type's own dequantization
+    const int64_t bs = ggml_blck_size(t->type);
+    const char * p = (const char *) t->data
+        + (size_t) (i0/bs)*t->nb[0] + (size_t) i1*t->nb[1] + (size_t) i2*t->nb[2] + (size_t) i3*t->nb[3];
+    float block[REF_MAX_BLOCK];
+    ggml_get_type_traits(t->type)->to_float(p, block, bs);
+    return block[i0 % bs];
+}
+
+void ggml_ref_row_q(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, double * out) {
+    if (t == NULL || t->data == NULL || !ggml_ref_type_dequantizable(t->type)) {
+        for (int64_t i0 = 0; t != NULL && i0 < t->ne[0]; i0++) {
+            out[i0] = ggml_ref_get(t, i0, i1, i2, i3);
+        }
+        return;
+    }
+    const int64_t bs = ggml_blck_size(t->type);
+    const char * row = (const char *) t->data + (size_t) i1*t->nb[1] + (size_t) i2*t->nb[2] + (size_t) i3*t->nb[3];
+    float block[REF_MAX_BLOCK];
+    for (int64_t b0 = 0; b0 < t->ne[0]; b0 += bs) {
+        ggml_get_type_traits(t->type)->to_float(row + (size_t) (b0/bs)*t->nb[0], block, bs);
+        for (int64_t j = 0; j < bs && b0 + j < t->ne[0]; j++) {
+            out[b0 + j] = block[j];
+        }
     }
 }
 
@@ -97,6 +136,22 @@ bool ggml_ref_need_src(const struct ggml_tensor * node, int i, char * err, size_
     return true;
 }
 
+bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, size_t err_size) {
+    const struct ggml_tensor * s = node->src[i];
+    if (s == NULL || !ggml_ref_type_dequantizable(s->type)) {
+        return ggml_ref_need_src(node, i, err, err_size);
+    }
+    if (s->data == NULL) {
+        return ggml_ref_fail(err, err_size, "%s: source %d ('%s') has no host data", ggml_op_desc(node), i, s->name);
+    }
+    if (s->ne[0] % ggml_blck_size(s->type) != 0 || s->nb[0] != ggml_type_size(s->type) || s->ne[1] < 0 ||
+        s->ne[2] < 0 || s->ne[3] < 0) {
+        return ggml_ref_fail(err, err_size, "%s: source %d (%s) does not hold whole blocks in its rows",
+                ggml_op_desc(node), i, ggml_type_name(s->type));
+    }
+    return true;
+}
+
 double ggml_ref_alibi_slope(float max_bias, int64_t n_head, int64_t h) {
     if (!(max_bias > 0.0f)) {
         return 1.0;
@@ -120,7 +175,8 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_PERMUTE, GGML_OP_TRANSPOSE, GGML_OP_GET_ROWS, GGML_OP_SET_ROWS, GGML_OP_DIAG_MASK_INF,
     GGML_OP_DIAG_MASK_ZERO, GGML_OP_SOFT_MAX, GGML_OP_ROPE, GGML_OP_CLAMP, GGML_OP_IM2COL,
     GGML_OP_CONV_2D, GGML_OP_POOL_2D, GGML_OP_PAD, GGML_OP_ARANGE, GGML_OP_ARGSORT, GGML_OP_TOP_K,
-    GGML_OP_LEAKY_RELU, GGML_OP_FLASH_ATTN_EXT, GGML_OP_UNARY, GGML_OP_GLU,
+    GGML_OP_LEAKY_RELU, GGML_OP_FLASH_ATTN_EXT, GGML_OP_UNARY, GGML_OP_GLU, GGML_OP_MUL_MAT_ID,
+    GGML_OP_ADD_ID,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -156,8 +212,12 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
     if (node == NULL || !ref_op_listed(node->op)) {
         return false;
     }
+    // quantized data is read (dequantized) as source 0 of the ops that take it
+    const bool q_src0 = node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_MUL_MAT_ID || node->op == GGML_OP_GET_ROWS ||
+                        node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY;
     for (int i = 0; i < GGML_MAX_SRC; i++) {
-        if (node->src[i] != NULL && !ggml_ref_type_readable(node->src[i]->type)) {
+        const struct ggml_tensor * s = node->src[i];
+        if (s != NULL && !ggml_ref_type_readable(s->type) && !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type))) {
             return false;
         }
     }
@@ -256,6 +316,9 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_MUL_MAT:
         case GGML_OP_OUT_PROD:
             return ggml_ref_op_matmul(node, out, err, err_size);
+        case GGML_OP_MUL_MAT_ID:
+        case GGML_OP_ADD_ID:
+            return ggml_ref_op_moe(node, out, err, err_size);
         case GGML_OP_SOFT_MAX:
             return ggml_ref_op_softmax(node, out, err, err_size);
         case GGML_OP_ROPE:

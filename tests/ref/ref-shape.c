@@ -18,10 +18,10 @@ static bool ref_view(const struct ggml_tensor * node, double * out, char * err, 
     return true;
 }
 
-// DUP, CONT, CPY: element i of source 0 (row-major) becomes element i of the result, converted
-// to the result's type.
+// DUP, CONT, CPY: element i of source 0 (row-major; a quantized source dequantized) becomes
+// element i of the result, converted to the result's type.
 static bool ref_copy(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
-    if (!ggml_ref_need_src(node, 0, err, err_size)) {
+    if (!ggml_ref_need_src_q(node, 0, err, err_size)) {
         return false;
     }
     const struct ggml_tensor * a = node->src[0];
@@ -30,7 +30,7 @@ static bool ref_copy(const struct ggml_tensor * node, double * out, char * err, 
                 (long long) ggml_ref_nel(a), (long long) ggml_ref_nel(node));
     }
     for (int64_t i = 0; i < ggml_ref_nel(node); i++) {
-        out[i] = ggml_ref_round_to_type(node->type, ggml_ref_get_flat(a, i));
+        out[i] = ggml_ref_round_to_type(node->type, ggml_ref_get_flat_q(a, i));
     }
     return true;
 }
