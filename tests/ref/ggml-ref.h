@@ -60,6 +60,15 @@ bool ggml_ref_glu_covered(enum ggml_glu_op op);
 // indices must be inside t->ne.
 double ggml_ref_get(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
 
+// Quantized types the reference reads through the type's own dequantization (to_float), as a
+// source of the ops that take quantized data: MUL_MAT and MUL_MAT_ID weights, GET_ROWS rows, and
+// DUP/CONT/CPY to a readable type. The reference is then exact for the dequantized values.
+bool ggml_ref_type_dequantizable(enum ggml_type type);
+// Like ggml_ref_get, also reading dequantizable types (i0 is an element index within the row).
+double ggml_ref_get_q(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
+// Row (i1, i2, i3) of t, all t->ne[0] values, into out (each quantized block dequantized once).
+void ggml_ref_row_q(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, double * out);
+
 // Normalized mean squared error: sum (ref - got)^2 / sum ref^2 over n elements.
 // Elements where both sides hold the same non-finite value (both NaN, or the same infinity) count
 // as equal and are left out; any other non-finite value on either side gives INFINITY.
@@ -81,16 +90,8 @@ bool ggml_ref_fail(char * err, size_t err_size, const char * fmt, ...);
 
 // Types ggml_ref_get can read.
 bool ggml_ref_type_readable(enum ggml_type type);
-// Quantized types the reference reads through the type's own dequantization (to_float), as a
-// source of the ops that take quantized data: MUL_MAT and MUL_MAT_ID weights, GET_ROWS rows, and
-// DUP/CONT/CPY to a readable type. The reference is then exact for the dequantized values.
-bool ggml_ref_type_dequantizable(enum ggml_type type);
 // Like ggml_ref_need_src, also admitting a dequantizable source (whose rows are whole blocks).
 bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, size_t err_size);
-// Like ggml_ref_get, also reading dequantizable types (i0 is an element index within the row).
-double ggml_ref_get_q(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
-// Row (i1, i2, i3) of t, all t->ne[0] values, into out (each quantized block dequantized once).
-void ggml_ref_row_q(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, double * out);
 // v converted to `type` and back, as storing it in a tensor of that type would.
 double ggml_ref_round_to_type(enum ggml_type type, double v);
 
