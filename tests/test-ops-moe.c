@@ -120,7 +120,8 @@ static float rnd_gauss(void) {
 }
 
 // rows of weights of type t (n elements in all): quantized Gaussian values where the type has a
-// quantizer, else random blocks that ggml_validate_row_data accepts (dequantize-only formats)
+// quantizer, else random blocks that ggml_validate_row_data accepts (dequantize-only formats) of
+// magnitude 0.5 .. 8
 static bool fill_weights(struct ggml_tensor * w) {
     const enum ggml_type t = w->type;
     const int64_t n = ggml_nelements(w);
@@ -142,12 +143,25 @@ static bool fill_weights(struct ggml_tensor * w) {
         for (int64_t b = 0; b < n/tr->blck_size && ok; b++) {
             uint8_t * blk = (uint8_t *) w->data + b*tr->type_size;
             int tries = 0;
-            do {
+            // random scales span the F16 range: keep blocks of magnitude ~1 so that no block
+            // dominates a sum (as quantized Gaussian rows are)
+            float vals[256];
+            bool good = false;
+            while (!good && ++tries < 100000) {
                 for (size_t j = 0; j < tr->type_size; j++) {
                     blk[j] = (uint8_t) test_rand_u64();
                 }
-            } while (!ggml_validate_row_data(t, blk, tr->type_size) && ++tries < 1000);
-            ok = tries < 1000;
+                if (tr->blck_size > 256 || !ggml_validate_row_data(t, blk, tr->type_size)) {
+                    continue;
+                }
+                tr->to_float(blk, vals, tr->blck_size);
+                float amax = 0.0f;
+                for (int64_t i = 0; i < tr->blck_size; i++) {
+                    amax = fmaxf(amax, fabsf(vals[i]));
+                }
+                good = amax >= 0.5f && amax <= 8.0f;
+            }
+            ok = good;
         }
         ggml_log_set(NULL, NULL);
     }

@@ -95,6 +95,15 @@ bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, siz
 // v converted to `type` and back, as storing it in a tensor of that type would.
 double ggml_ref_round_to_type(enum ggml_type type, double v);
 
+// Whether a node of this op may have a quantized result: the data movement ops DUP, CONT, CPY
+// and SET_ROWS, whose values are stored as the type stores them (ggml_ref_round_row_to_type).
+bool ggml_ref_q_result_op(enum ggml_op op);
+// The n values of one row (whole blocks for a quantized type) replaced by what storing them in
+// `type` and reading them back gives: quantized with the type's reference quantizer
+// (from_float_ref) and dequantized; other types element by element (ggml_ref_round_to_type).
+// false for a quantized type without a reference quantizer.
+bool ggml_ref_round_row_to_type(enum ggml_type type, double * row, int64_t n);
+
 // Source i of node must exist, have data and a readable type; otherwise fails with a message.
 bool ggml_ref_need_src(const struct ggml_tensor * node, int i, char * err, size_t err_size);
 

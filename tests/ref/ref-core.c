@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 // largest block of a quantized type the reference dequantizes (the K-quants' 256)
@@ -136,6 +137,41 @@ bool ggml_ref_need_src(const struct ggml_tensor * node, int i, char * err, size_
     return true;
 }
 
+bool ggml_ref_q_result_op(enum ggml_op op) {
+    return op == GGML_OP_DUP || op == GGML_OP_CONT || op == GGML_OP_CPY || op == GGML_OP_SET_ROWS;
+}
+
+bool ggml_ref_round_row_to_type(enum ggml_type type, double * row, int64_t n) {
+    if (!ggml_is_quantized(type)) {
+        for (int64_t i = 0; i < n; i++) {
+            row[i] = ggml_ref_round_to_type(type, row[i]);
+        }
+        return true;
+    }
+    const struct ggml_type_traits * tr = ggml_get_type_traits(type);
+    if (tr->from_float_ref == NULL || tr->to_float == NULL || tr->blck_size <= 0 || n % tr->blck_size != 0) {
+        return false;
+    }
+    float  * f = malloc(sizeof(float) * (size_t) (n > 0 ? n : 1));
+    void   * q = malloc(ggml_row_size(type, n) > 0 ? ggml_row_size(type, n) : 1);
+    if (f == NULL || q == NULL) {
+        free(f);
+        free(q);
+        return false;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        f[i] = (float) row[i];
+    }
+    tr->from_float_ref(f, q, n);
+    tr->to_float(q, f, n);
+    for (int64_t i = 0; i < n; i++) {
+        row[i] = f[i];
+    }
+    free(f);
+    free(q);
+    return true;
+}
+
 bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, size_t err_size) {
     const struct ggml_tensor * s = node->src[i];
     if (s == NULL || !ggml_ref_type_dequantizable(s->type)) {
@@ -217,12 +253,16 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
                         node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY;
     for (int i = 0; i < GGML_MAX_SRC; i++) {
         const struct ggml_tensor * s = node->src[i];
-        if (s != NULL && !ggml_ref_type_readable(s->type) && !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type))) {
+        // the destination of CPY / SET_ROWS (read, if at all, as the node's own contents)
+        const bool q_dst = ggml_ref_q_result_op(node->op) && i > 0 && s != NULL && s->type == node->type;
+        if (s != NULL && !ggml_ref_type_readable(s->type) && !q_dst &&
+            !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type))) {
             return false;
         }
     }
     // the result type matters for views (read back), conversions (rounded) and index outputs
-    if (!ggml_ref_type_readable(node->type)) {
+    if (!ggml_ref_type_readable(node->type) &&
+        !(ggml_ref_q_result_op(node->op) && ggml_ref_type_dequantizable(node->type))) {
         return false;
     }
     switch (node->op) {
@@ -260,7 +300,8 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
     if (!ref_op_listed(node->op)) {
         return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }
-    if (!ggml_ref_type_readable(node->type)) {
+    if (!ggml_ref_type_readable(node->type) &&
+        !(ggml_ref_q_result_op(node->op) && ggml_ref_type_dequantizable(node->type))) {
         return ggml_ref_fail(err, err_size, "%s: result type %s is not covered by the reference",
                 ggml_op_desc(node), ggml_type_name(node->type));
     }

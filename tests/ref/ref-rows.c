@@ -74,7 +74,7 @@ static bool ref_set_rows(const struct ggml_tensor * node, double * out, char * e
         return ggml_ref_fail(err, err_size, "SET_ROWS: neither the node nor its view_src has host data");
     }
     for (int64_t i = 0; i < ggml_ref_nel(node); i++) {
-        out[i] = ggml_ref_get_flat(&base, i);
+        out[i] = ggml_ref_get_flat_q(&base, i);
     }
 
     for (int64_t i3 = 0; i3 < b->ne[3]; i3++) {
@@ -85,8 +85,13 @@ static bool ref_set_rows(const struct ggml_tensor * node, double * out, char * e
                     return ggml_ref_fail(err, err_size, "SET_ROWS: index %lld for row %lld of (%lld, %lld) is outside [0, %lld)",
                             (long long) r, (long long) i, (long long) i2, (long long) i3, (long long) node->ne[1]);
                 }
+                double * row = out + ggml_ref_idx(node, 0, r, i2, i3);
                 for (int64_t i0 = 0; i0 < b->ne[0]; i0++) {
-                    out[ggml_ref_idx(node, i0, r, i2, i3)] = ggml_ref_round_to_type(node->type, ggml_ref_get(b, i0, i, i2, i3));
+                    row[i0] = ggml_ref_get(b, i0, i, i2, i3);
+                }
+                // stored as the node's type stores a row (a quantized row by its quantizer)
+                if (!ggml_ref_round_row_to_type(node->type, row, b->ne[0])) {
+                    return ggml_ref_fail(err, err_size, "SET_ROWS: no reference quantizer for %s", ggml_type_name(node->type));
                 }
             }
         }

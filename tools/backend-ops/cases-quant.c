@@ -1,6 +1,8 @@
 // backend-ops cases: quantized tensors and the mixture-of-experts ops.
 //   MUL_MAT with quantized weights, MUL_MAT_ID (every weight type: F32, F16, BF16 and every
-//   quantized type), ADD_ID, GET_ROWS of quantized rows, CPY of a quantized tensor to F32.
+//   quantized type), ADD_ID, GET_ROWS of quantized rows, CPY of a quantized tensor to F32 and of
+//   F32 into every type with a quantizer, SET_ROWS into a quantized tensor, DUP of a quantized
+//   tensor and CONT of a permuted one (whole blocks moved).
 // Quantized inputs are random F32 quantized with the type's reference quantizer (data.c); the
 // reference reads them dequantized, so the bound (5e-4 for products, exact for data movement)
 // covers only the backend's own arithmetic: activations quantized to Q8_0 / Q8_1 / Q8_K, float
@@ -179,6 +181,76 @@ static struct ggml_tensor * build_qcpy(struct bop_graph * g, const struct bop_ca
     return a != NULL && b != NULL ? ggml_cpy(g->ctx, a, b) : NULL;
 }
 
+// CPY of F32 into a quantized tensor: a = F32 ne[0], into t[0]
+static struct ggml_tensor * build_qcpy_to(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, GGML_TYPE_F32, c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = a != NULL ? ggml_new_tensor(g->ctx, c->t[0], 4, a->ne) : NULL;
+    return a != NULL && b != NULL ? ggml_cpy(g->ctx, a, b) : NULL;
+}
+
+// SET_ROWS: destination t[0] ne[0] (quantized), F32 rows [ne0, ne[1][0], ne2, ne3], I64 indices
+static struct ggml_tensor * build_qset_rows(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    const int64_t nb[4] = { c->ne[0][0], c->ne[1][0], c->ne[0][2], c->ne[0][3] };
+    struct ggml_tensor * b = bops_input(g, GGML_TYPE_F32, nb, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    const int64_t ni[4] = { c->ne[1][0], c->ne[0][2], c->ne[0][3], 1 };
+    struct ggml_tensor * idx = bops_input(g, GGML_TYPE_I64, ni, BOP_LAYOUT_CONT, BOP_FILL_ROWPERM, 0.0, (double) c->ne[0][1]);
+    return a != NULL && b != NULL && idx != NULL ? ggml_set_rows(g->ctx, a, b, idx) : NULL;
+}
+
+// DUP of a quantized tensor (i[0] = 0), CONT of its dims 1 and 2 swapped (i[0] = 1)
+static struct ggml_tensor * build_qdup(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    if (a == NULL) {
+        return NULL;
+    }
+    if (c->i[0] == 0) {
+        return ggml_dup(g->ctx, a);
+    }
+    struct ggml_tensor * p = ggml_permute(g->ctx, a, 0, 2, 1, 3);
+    return p != NULL ? ggml_cont(g->ctx, p) : NULL;
+}
+
+static bool cases_qstore(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    for (int ti = 3; ti < n_types; ti++) {
+        const enum ggml_type t = types[ti];
+        const int64_t na[4] = { 256, 6, 2, 1 };
+        for (int mode = 0; mode < 2; mode++) {
+            struct bop_case * c = bops_add(list, ggml_op_name(mode ? GGML_OP_CONT : GGML_OP_DUP), build_qdup,
+                    "type=%s,ne=%s%s", bops_tname(t), bops_ne_str(na), mode ? ",permute=[0,2,1,3]" : "");
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = t;
+            memcpy(c->ne[0], na, sizeof(na));
+            c->i[0] = mode;
+        }
+        if (ggml_get_type_traits(t)->from_float_ref == NULL) {
+            continue; // no quantizer: nothing is stored into this type
+        }
+        const int64_t nc[4] = { 512, 3, 2, 1 };
+        struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_CPY), build_qcpy_to, "type_src=f32,type_dst=%s,ne=%s",
+                bops_tname(t), bops_ne_str(nc));
+        if (c == NULL) {
+            return false;
+        }
+        c->t[0] = t;
+        memcpy(c->ne[0], nc, sizeof(nc));
+        c->lo = -4.0;
+        c->hi = 3.0;
+        const int64_t ns[4] = { 256, 10, 2, 1 };
+        c = bops_add(list, ggml_op_name(GGML_OP_SET_ROWS), build_qset_rows, "type=%s,type_idx=i64,ne_dst=%s,n_rows=3",
+                bops_tname(t), bops_ne_str(ns));
+        if (c == NULL) {
+            return false;
+        }
+        c->t[0] = t;
+        memcpy(c->ne[0], ns, sizeof(ns));
+        c->ne[1][0] = 3;
+    }
+    return true;
+}
+
 static bool cases_qrows(struct bop_cases * list, const enum ggml_type * types, int n_types) {
     for (int ti = 3; ti < n_types; ti++) {
         const int64_t na[4] = { 256, 10, 2, 1 };
@@ -202,8 +274,8 @@ static bool cases_qrows(struct bop_cases * list, const enum ggml_type * types, i
         }
         c->t[0] = types[ti];
         memcpy(c->ne[0], nc, sizeof(nc));
-        c->lo = -0.01;
-        c->hi = 0.02;
+        c->lo = -0.5;
+        c->hi = 0.25;
     }
     return true;
 }
@@ -212,5 +284,5 @@ bool bops_cases_quant(struct bop_cases * list) {
     enum ggml_type types[GGML_TYPE_COUNT + 3];
     const int n_types = weight_types(types);
     return cases_qmatmul(list, types, n_types) && cases_mul_mat_id(list, types, n_types) && cases_add_id(list) &&
-           cases_qrows(list, types, n_types);
+           cases_qrows(list, types, n_types) && cases_qstore(list, types, n_types);
 }

@@ -115,8 +115,10 @@ static void bops_log_quiet(enum ggml_log_level level, const char * text, void * 
 
 // A quantized input: each row uniform in [lo, hi] (any scale), quantized with the type's
 // reference quantizer (from_float_ref). Types without one (the dequantize-only formats) get
-// random blocks that ggml_validate_row_data accepts (finite scales). The reference then reads
-// the dequantized values, so any quantization error is part of the data, not of the result.
+// random blocks that ggml_validate_row_data accepts and whose largest dequantized magnitude lies
+// within a factor 4 of max(|lo|, |hi|): random scales would otherwise span the whole F16 range,
+// so that one block would dominate every sum. The reference then reads the dequantized values,
+// so any quantization error is part of the data, not of the result.
 static bool bops_fill_quantized(struct bop_rng * rng, const struct bop_input * in, void * data) {
     const struct ggml_tensor * t = in->t;
     const struct ggml_type_traits * tr = ggml_get_type_traits(t->type);
@@ -145,18 +147,30 @@ static bool bops_fill_quantized(struct bop_rng * rng, const struct bop_input * i
     void * prev_ud = NULL;
     ggml_log_get(&prev_cb, &prev_ud);
     ggml_log_set(bops_log_quiet, NULL);
-    bool ok = true;
+    const double range = fmax(fabs(in->lo), fabs(in->hi)) > 0.0 ? fmax(fabs(in->lo), fabs(in->hi)) : 1.0;
+    float * vals = malloc(sizeof(float) * (size_t) tr->blck_size);
+    bool ok = vals != NULL;
     const int64_t nblocks = nrows * (n0 / tr->blck_size);
     for (int64_t b = 0; b < nblocks && ok; b++) {
         unsigned char * blk = (unsigned char *) data + (size_t) b*tr->type_size;
-        int tries = 0;
-        do {
+        bool good = false;
+        for (int tries = 0; tries < 100000 && !good; tries++) {
             for (size_t j = 0; j < tr->type_size; j++) {
                 blk[j] = (unsigned char) bops_rng_u64(rng);
             }
-        } while (!ggml_validate_row_data(t->type, blk, tr->type_size) && ++tries < 1000);
-        ok = tries < 1000;
+            if (!ggml_validate_row_data(t->type, blk, tr->type_size)) {
+                continue;
+            }
+            tr->to_float(blk, vals, tr->blck_size);
+            double amax = 0.0;
+            for (int64_t i = 0; i < tr->blck_size; i++) {
+                amax = fmax(amax, fabs((double) vals[i]));
+            }
+            good = amax >= range/4.0 && amax <= range*4.0;
+        }
+        ok = good;
     }
+    free(vals);
     ggml_log_set(prev_cb, prev_ud);
     return ok;
 }
