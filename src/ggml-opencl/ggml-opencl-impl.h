@@ -368,14 +368,18 @@ GGML_OCL_FAMILY(attn);    // ocl-op-attn.c
 GGML_OCL_FAMILY(outprod); // ocl-op-outprod.c
 GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml_ocl_quant_claims)
 
-// whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0): then
-// ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and compute it, not the op's family
+// whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0), or is a
+// MUL_MAT_ID (any weights): then ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and
+// compute it, not the op's family
 bool ggml_ocl_quant_claims(const struct ggml_tensor * op);
 
 // The fast quantized MUL_MAT (ocl-quant-mm.c): for nodes ggml_ocl_quant_supports accepts whose b is
 // F32 with contiguous, aligned rows (builds its program on first use: call it on the compute path).
 bool             ggml_ocl_quant_mm_supports(struct ggml_ocl_device * d, const struct ggml_tensor * op);
 enum ggml_status ggml_ocl_quant_mm(struct ggml_ocl_backend * be, struct ggml_tensor * op);
+// MUL_MAT_ID on the same program (GGML_OCL_PROG_QUANT_MM): shapes, types and alignment (cheap)
+bool             ggml_ocl_quant_mm_id_supports(const struct ggml_tensor * op);
+enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_tensor * op);
 
 //
 // MUL_MAT (ocl-matmul.c). The file is replaceable as a whole: the rest of the backend only calls

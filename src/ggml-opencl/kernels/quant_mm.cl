@@ -1,4 +1,5 @@
-// Fast MUL_MAT with quantized weights (host side: ocl-quant-mm.c). kernels/common.cl comes first.
+// Fast MUL_MAT with quantized weights, and MUL_MAT_ID with quantized or float weights (host side:
+// ocl-quant-mm.c). kernels/common.cl comes first.
 //
 // dst(n, m, i2, i3) = sum_k a(k, n, a2, a3) * b(k, m, i2, i3), a quantized [K, N, A2, A3] (whole
 // blocks, rows and offsets 2-byte aligned), b F32 with contiguous rows (4-byte aligned), dst F32;
@@ -68,7 +69,16 @@ inline void kq_scale_min(const __global uchar * q, int g, float * sc, float * mn
 // the 32 values of group s of a row: *lo values 0..15, *hi values 16..31
 __attribute__((always_inline))
 inline void decode32(const __global uchar * row, long s, const int t, float16 * lo, float16 * hi) {
-    if (t == QT_Q8_0) {
+    if (t == T_F32) {
+        *lo = vload16(2*s, (const __global float *) row);
+        *hi = vload16(2*s + 1, (const __global float *) row);
+    } else if (t == T_F16) {
+        *lo = vload_half16(2*s, (const __global half *) row);
+        *hi = vload_half16(2*s + 1, (const __global half *) row);
+    } else if (t == T_BF16) {
+        *lo = as_float16(convert_uint16(vload16(2*s, (const __global ushort *) row)) << 16);
+        *hi = as_float16(convert_uint16(vload16(2*s + 1, (const __global ushort *) row)) << 16);
+    } else if (t == QT_Q8_0) {
         const __global uchar * p = row + s*34;
         const float d = hload(p);
         const __global char * q = (const __global char *) (p + 2);
@@ -249,12 +259,69 @@ inline void mmq(const __global uchar * a, const tdesc ad, const __global char * 
     }
 }
 
+// MUL_MAT_ID: dst(n, e, tok) = sum_k as(k, n, ids(e, tok)) * b(k, e % b.ne1, tok); as [K, N,
+// n_expert], b F32 [K, n_b, n_tok], ids I32 [n_used, n_tok], dst F32 [N, n_used, n_tok]. A
+// work-item computes MVQ_RN rows for one (e, tok) (global ids 0, 1, 2); an id outside the experts
+// gives zeros.
+__attribute__((always_inline))
+inline void mvq_id(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                   const __global char * ids, const tdesc idd, __global char * dst, const tdesc dd, const int t) {
+    const long N = ad.ne[1];
+    const long n0 = get_global_id(0) * MVQ_RN;
+    const long e = get_global_id(1);
+    const long tok = get_global_id(2);
+    if (n0 >= N || e >= idd.ne[0]) {
+        return;
+    }
+    const long x = *(const __global int *) TPTR(ids, idd, e, tok, 0, 0);
+    __global char * out = dst + dd.offs + e*dd.nb[1] + tok*dd.nb[2];
+    float r[MVQ_RN];
+    if (x < 0 || x >= ad.ne[2]) {
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            r[j] = 0.0f;
+        }
+    } else {
+        const __global uchar * pa[MVQ_RN];
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            pa[j] = a + ad.offs + x*ad.nb[2] + min(n0 + j, N - 1) * ad.nb[1];
+        }
+        const __global float * pb = (const __global float *) (b + bd.offs + (e % bd.ne[1])*bd.nb[1] + tok*bd.nb[2]);
+        float16 acc[MVQ_RN];
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            acc[j] = (float16) 0.0f;
+        }
+        const long ns = ad.ne[0] / 32;
+        for (long s = 0; s < ns; s++) {
+            const float16 b0 = vload16(2*s, pb);
+            const float16 b1 = vload16(2*s + 1, pb);
+            UNROLL for (int j = 0; j < MVQ_RN; j++) {
+                float16 lo, hi;
+                decode32(pa[j], s, t, &lo, &hi);
+                acc[j] = MAD(lo, b0, acc[j]);
+                acc[j] = MAD(hi, b1, acc[j]);
+            }
+        }
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            r[j] = sum16(acc[j]);
+        }
+    }
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        if (n0 + j < N) {
+            *(__global float *) (out + (n0 + j)*dd.nb[0]) = r[j];
+        }
+    }
+}
+
+#define QMM_ID_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
+                    __global const char * ids, const tdesc idd, __global char * dst, const tdesc dd
+
 #define QMM_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
                  __global char * dst, const tdesc dd
 
 #define DEFINE_QMM(name, t) \
     __kernel void mvq_##name(QMM_ARGS) { mvq(a, ad, b, bd, dst, dd, t); } \
-    __kernel void mmq_##name(QMM_ARGS) { mmq(a, ad, b, bd, dst, dd, t); }
+    __kernel void mmq_##name(QMM_ARGS) { mmq(a, ad, b, bd, dst, dd, t); } \
+    __kernel void mvq_id_##name(QMM_ID_ARGS) { mvq_id(a, ad, b, bd, ids, idd, dst, dd, t); }
 
 DEFINE_QMM(q4_0,  QT_Q4_0)
 DEFINE_QMM(q4_1,  QT_Q4_1)
@@ -265,3 +332,6 @@ DEFINE_QMM(q4_k,  QT_Q4_K)
 DEFINE_QMM(q5_k,  QT_Q5_K)
 DEFINE_QMM(q6_k,  QT_Q6_K)
 DEFINE_QMM(mxfp4, QT_MXFP4)
+DEFINE_QMM(f32,   T_F32)
+DEFINE_QMM(f16,   T_F16)
+DEFINE_QMM(bf16,  T_BF16)
