@@ -1,10 +1,13 @@
 // Fast paths (kernels/eltwise_vec.cl, GGML_OCL_PROG_ELTWISE_VEC) for contiguous F32 tensors: ADD
 // SUB MUL DIV (b of the same shape, or one row broadcast over every row), SCALE, SWIGLU (fused
-// halves or two tensors), and on CPU devices RMS_NORM (a work-item per row).
-// ggml_ocl_eltwise_compute and ggml_ocl_norm_compute try them first; what they do not take runs
-// on the general kernels of eltwise.cl and norm.cl.
+// halves or two tensors), CPY / DUP / CONT between contiguous F32 and F16 tensors, and on CPU
+// devices RMS_NORM (a work-item per row).
+// ggml_ocl_eltwise_compute, ggml_ocl_norm_compute and ggml_ocl_copy_compute try them first; what
+// they do not take runs on the general kernels of eltwise.cl, norm.cl and copy.cl.
 
 #include "ggml-opencl-impl.h"
+
+#include <stdint.h>
 
 static bool plain_f32(const struct ggml_tensor * t) {
     return t != NULL && t->type == GGML_TYPE_F32 && ggml_is_contiguous(t);
@@ -48,9 +51,17 @@ static int binary_code(enum ggml_op op) {
     }
 }
 
+static bool plain_f32_f16(const struct ggml_tensor * t) {
+    return t != NULL && (t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16) && ggml_is_contiguous(t) &&
+           (uintptr_t) t->data % ggml_type_size(t->type) == 0;
+}
+
 bool ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
+    if (op->op == GGML_OP_CPY || op->op == GGML_OP_DUP || op->op == GGML_OP_CONT) {
+        return plain_f32_f16(a) && plain_f32_f16(op) && ggml_nelements(a) == ggml_nelements(op) && ggml_nelements(op) > 0;
+    }
     if (!plain_f32(op) || !plain_f32(a) || op->ne[0] <= 0) {
         return false;
     }
@@ -82,6 +93,27 @@ enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
     struct ggml_ocl_args args;
+    if (op->op == GGML_OP_CPY || op->op == GGML_OP_DUP || op->op == GGML_OP_CONT) {
+        // CPY: the node is a view of the destination src[1]
+        if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, "k_vcpy")) {
+            return GGML_STATUS_FAILED;
+        }
+        const struct ggml_tensor * ends[2] = { a, op };
+        for (int i = 0; i < 2; i++) {
+            cl_mem mem = NULL;
+            size_t offs = 0;
+            if (!ggml_ocl_tensor_mem(ends[i], args.kname, &mem, &offs)) {
+                return GGML_STATUS_FAILED;
+            }
+            const cl_ulong o = offs / ggml_type_size(ends[i]->type);
+            ggml_ocl_arg_raw(&args, sizeof(mem), &mem);
+            ggml_ocl_arg_raw(&args, sizeof(o), &o);
+            ggml_ocl_arg_i32(&args, (int32_t) ends[i]->type);
+        }
+        ggml_ocl_arg_i64(&args, ggml_nelements(op));
+        const size_t items = (size_t) ((ggml_nelements(op) + 15) / 16);
+        return ggml_ocl_launch_nd(&args, 1, &items, NULL);
+    }
     if (op->op == GGML_OP_RMS_NORM) {
         if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, "k_vrms_norm")) {
             return GGML_STATUS_FAILED;

@@ -103,3 +103,30 @@ __kernel void k_vrms_norm(__global const float * a, ulong oa, __global float * d
         z[k] = x[k] * scale;
     }
 }
+
+// CPY / DUP / CONT between contiguous F32 and F16 tensors of the same number of elements (flat
+// order), 16 values per work-item; offsets in elements of each tensor's type
+__kernel void k_vcpy(__global const char * src, ulong os, int st, __global char * dst, ulong od, int dt, long n) {
+    const long i = get_global_id(0) * 16;
+    const __global float * sf = (const __global float *) src + os;
+    const __global half  * sh = (const __global half *) src + os;
+    __global float * df = (__global float *) dst + od;
+    __global half  * dh = (__global half *) dst + od;
+    if (i + 16 <= n) {
+        const float16 v = st == T_F16 ? vload_half16(0, sh + i) : vload16(0, sf + i);
+        if (dt == T_F16) {
+            vstore_half16_rte(v, 0, dh + i);
+        } else {
+            vstore16(v, 0, df + i);
+        }
+    } else {
+        for (long k = i; k < n; k++) {
+            const float v = st == T_F16 ? vload_half(k, sh) : sf[k];
+            if (dt == T_F16) {
+                vstore_half_rte(v, k, dh);
+            } else {
+                df[k] = v;
+            }
+        }
+    }
+}
