@@ -648,6 +648,8 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_add(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API struct ggml_tensor * ggml_add_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API struct ggml_tensor * ggml_add_cast(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, enum ggml_type type);
+    // dst[i0, i1, i2] = a[i0, i1, i2] + b[i0, ids[i1, i2]]  (ids: I32 [a->ne[1], a->ne[2]], b: one row per id)
+    GGML_API struct ggml_tensor * ggml_add_id(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * ids);
     // b is a scalar (one element)
     GGML_API struct ggml_tensor * ggml_add1(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API struct ggml_tensor * ggml_add1_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
@@ -777,6 +779,10 @@ extern "C" {
     // a: [k, n, ne2, ne3], b: [k, m, ne2*x, ne3*y] -> [n, m, ne2*x, ne3*y]  (result = b * a^T per matrix)
     GGML_API struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+
+    // indirect product (mixture of experts): as: [k, n, n_expert], b: [k, n_b, n_tokens], ids: I32 [n_used, n_tokens]
+    // -> F32 [n, n_used, n_tokens]: result[:, e, t] = as[:, :, ids[e, t]] * b[:, e % n_b, t]  (n_b divides n_used)
+    GGML_API struct ggml_tensor * ggml_mul_mat_id(struct ggml_context * ctx, struct ggml_tensor * as, struct ggml_tensor * b, struct ggml_tensor * ids);
 
     // a: [m, n, ...], b: [p, n, ...] -> [m, p, ...]
     GGML_API struct ggml_tensor * ggml_out_prod(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);

@@ -1,6 +1,8 @@
 // Quantized weights on the OpenCL device (OpenCL0): MUL_MAT with a = Q4_0, Q4_1, Q5_0, Q5_1,
-// Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 (K rounded up to the block size) and b = F32 or F16 (decode M = 1 and prompt M > 1 shapes, batches broadcasting a over b's
-// dims 2 and 3, a padded b), and GET_ROWS from a quantized table, through the public backend API.
+// Q8_0, Q4_K, Q5_K, Q6_K, MXFP4 (K rounded up to the block size) and b = F32 or F16 (decode M = 1
+// and 2 and prompt M > 2 shapes, which take the GEMV and the blocked kernels of quant_mm.cl, N not
+// a multiple of their 4 rows, batches broadcasting a over b's dims 2 and 3, a padded b; b F16
+// takes the general kernel of quant.cl), and GET_ROWS from a quantized table, through the public backend API.
 //
 // The weights are random uniform values in [-1, 1) quantized by ggml_quantize_chunk; the
 // reference is the double-precision product of the dequantized weights (the type's to_float)
@@ -358,6 +360,8 @@ int main(void) {
             { qtypes[t], GGML_TYPE_F32, round_up(64, bs), 7, 5, 2, 4, true },   // batches, padded b
             { qtypes[t], GGML_TYPE_F16, round_up(160, bs), 9, 3, 1, 1, false },
             { qtypes[t], GGML_TYPE_F32, bs, 1, 1, 1, 1, false },                // one block
+            { qtypes[t], GGML_TYPE_F32, round_up(128, bs), 13, 2, 1, 1, false }, // two columns (GEMV kernel)
+            { qtypes[t], GGML_TYPE_F32, round_up(192, bs), 14, 3, 3, 3, false }, // three columns, batches
         };
         for (size_t i = 0; i < sizeof(cases)/sizeof(cases[0]); i++) {
             run_mul_mat(backend, &cases[i]);

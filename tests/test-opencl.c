@@ -1,7 +1,8 @@
 // The OpenCL backend through the public API: the registry and its devices, device buffers (not
 // host memory), blocking and asynchronous transfers with real data, copies between CPU and
 // OpenCL buffers, events between two streams, wrapped host memory, the pinned host buffer type,
-// graphs computed on the device and with the scheduler next to the CPU, a kernel program that
+// graphs computed on the device (also with GGML_OPENCL_PROFILE=1: the per-kernel table printed at
+// free) and with the scheduler next to the CPU, a kernel program that
 // fails to build (logged, its ops unsupported, the rest working), the on-disk program cache, and
 // the loadable module libggml-opencl.so.
 //
@@ -434,6 +435,60 @@ static void test_compute(void) {
     }
     ggml_free(ctx);
     ggml_backend_free(be);
+}
+
+// GGML_OPENCL_PROFILE=1: the small graph still computes right on a profiling queue, and freeing
+// the backend prints the per-kernel table (stderr captured in a temporary file)
+static void test_profile(void) {
+    setenv("GGML_OPENCL_PROFILE", "1", 1);
+    ggml_backend_t be = ggml_backend_dev_init(g_dev, NULL);
+    unsetenv("GGML_OPENCL_PROFILE");
+    TEST_CHECK(be != NULL);
+    if (be == NULL) {
+        return;
+    }
+    struct ggml_tensor * in[3], * y;
+    struct test_graph g = build_small_graph(be, in, &y);
+    TEST_CHECK(g.buf != NULL);
+    if (g.buf != NULL) {
+        ggml_backend_tensor_set(in[0], g_rand, 0, 512*sizeof(float));
+        ggml_backend_tensor_set(in[1], g_rand + 1024, 0, 512*sizeof(float));
+        ggml_backend_tensor_set(in[2], g_rand + 2048, 0, 64*sizeof(float));
+        for (int r = 0; r < 3; r++) {
+            TEST_CHECK(ggml_backend_graph_compute(be, g.gf) == GGML_STATUS_SUCCESS);
+        }
+        float got[8];
+        double want[8];
+        ggml_backend_tensor_get(y, got, 0, sizeof(got));
+        small_graph_expect(want);
+        const double e = max_rel_err(got, want, 8);
+        TEST_CHECK_MSG(e < 1e-5, "profiled small graph: max relative error %g", e);
+    }
+    test_graph_free(&g);
+    FILE * tmp = tmpfile();
+    const int saved = dup(fileno(stderr));
+    TEST_CHECK(tmp != NULL && saved >= 0);
+    if (tmp == NULL || saved < 0) {
+        ggml_backend_free(be);
+        if (tmp != NULL) {
+            fclose(tmp);
+        }
+        return;
+    }
+    fflush(stderr);
+    dup2(fileno(tmp), fileno(stderr));
+    ggml_backend_free(be);
+    fflush(stderr);
+    dup2(saved, fileno(stderr));
+    close(saved);
+    char text[4096];
+    rewind(tmp);
+    const size_t n = fread(text, 1, sizeof(text) - 1, tmp);
+    text[n] = '\0';
+    fclose(tmp);
+    // 3 runs of each of the 5 nodes
+    TEST_CHECK_MSG(strstr(text, "GGML_OPENCL_PROFILE OpenCL0: 15 kernel runs") != NULL, "profile table: %s", text);
+    TEST_CHECK_MSG(strstr(text, "SUM_ROWS") != NULL && strstr(text, "MUL ") != NULL, "profile table: %s", text);
 }
 
 //
@@ -910,6 +965,7 @@ int main(int argc, char ** argv) {
     test_enumeration();
     test_buffers();
     test_compute();
+    test_profile();
     test_async_and_events();
     test_host_memory();
     test_sched();

@@ -95,6 +95,7 @@ static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * s
 //   norm   : NORM, RMS_NORM, L2_NORM, GROUP_NORM, SOFT_MAX, DIAG_MASK_INF, DIAG_MASK_ZERO
 //   rope   : ROPE
 //   matmul : MUL_MAT, OUT_PROD
+//   moe    : MUL_MAT_ID, ADD_ID (cpu-ops-matmul-id.c)
 //   conv   : IM2COL, CONV_2D, POOL_2D
 //   attn   : FLASH_ATTN_EXT
 //
@@ -113,6 +114,7 @@ enum ggml_cpu_family {
     GGML_CPU_FAMILY_MATMUL,
     GGML_CPU_FAMILY_CONV,
     GGML_CPU_FAMILY_ATTN,
+    GGML_CPU_FAMILY_MOE,
     GGML_CPU_FAMILY_CUSTOM,          // implemented in ggml-cpu-ops.c
     GGML_CPU_FAMILY_COUNT,
 };
@@ -164,6 +166,11 @@ bool             ggml_cpu_attn_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_attn_n_tasks  (const struct ggml_tensor * op, int n_threads);
 enum ggml_status ggml_cpu_attn_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
+
+bool             ggml_cpu_moe_supports (const struct ggml_tensor * op);
+size_t           ggml_cpu_moe_work_size(const struct ggml_tensor * op, int n_threads);
+int              ggml_cpu_moe_n_tasks  (const struct ggml_tensor * op, int n_threads);
+enum ggml_status ggml_cpu_moe_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
 
 //
 // Dispatch (ggml-cpu-ops.c): what the framework calls for any node.

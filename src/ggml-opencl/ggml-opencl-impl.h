@@ -75,6 +75,9 @@ enum ggml_ocl_prog {
     GGML_OCL_PROG_OUTPROD, // out_prod (outprod.cl)
     GGML_OCL_PROG_MATMUL_TILED, // mul_mat fast paths (mul_mat_tiled.cl, owned by ocl-matmul-tiled.c)
     GGML_OCL_PROG_QUANT,   // quantized mul_mat and get_rows (quant.cl, owned by ocl-quant.c)
+    GGML_OCL_PROG_QUANT_MM, // quantized mul_mat fast paths (quant_mm.cl, owned by ocl-quant-mm.c)
+    GGML_OCL_PROG_ELTWISE_VEC, // contiguous F32 element-wise fast paths (eltwise_vec.cl, ocl-op-eltwise-vec.c)
+    GGML_OCL_PROG_ATTN_ROWS, // flash_attn_ext on CPU devices, a work-item per row (attn_rows.cl, ocl-op-attn.c)
     GGML_OCL_PROG_COUNT,
 };
 
@@ -158,7 +161,7 @@ cl_context ggml_ocl_device_context(struct ggml_ocl_device * d);
 cl_command_queue ggml_ocl_device_xfer_queue(struct ggml_ocl_device * d);
 
 // a new in-order command queue on the device; NULL (logged) on failure
-cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d);
+cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d, cl_command_queue_properties props);
 
 //
 // buffers
@@ -205,7 +208,29 @@ struct ggml_ocl_backend {
 
     // set while a graph runs: kernel arguments and the kernel cache belong to one caller at a time
     atomic_bool busy;
+
+    struct ggml_ocl_profile * profile; // GGML_OPENCL_PROFILE: kernel times (ocl-profile.c); else NULL
 };
+
+//
+// kernel profiling (ocl-profile.c), GGML_OPENCL_PROFILE=1: the backend's queue is created with
+// CL_QUEUE_PROFILING_ENABLE and every kernel launch hands its event to ggml_ocl_profile_add
+//
+
+struct ggml_ocl_profile;
+bool                      ggml_ocl_profile_requested(void); // GGML_OPENCL_PROFILE set and not "0"
+struct ggml_ocl_profile * ggml_ocl_profile_new(void);       // NULL (logged) when out of memory
+// keeps the event (released later) of one run of kernel for a node of op (both string literals)
+void ggml_ocl_profile_add(struct ggml_ocl_profile * p, const char * op, const char * kernel, cl_event event);
+// reads the times of the kept events, which must be complete (after clFinish)
+void ggml_ocl_profile_collect(struct ggml_ocl_profile * p);
+// the table per (op, kernel) to stderr
+void ggml_ocl_profile_print(struct ggml_ocl_profile * p, const char * backend_name);
+void ggml_ocl_profile_free(struct ggml_ocl_profile * p);
+// the event pointer for a launch's clEnqueue* call: &slot when be profiles, else NULL; after a
+// successful enqueue, ggml_ocl_profile_launched hands the event to the profile
+cl_event * ggml_ocl_profile_slot(struct ggml_ocl_backend * be, cl_event * slot);
+void       ggml_ocl_profile_launched(struct ggml_ocl_backend * be, const struct ggml_tensor * node, const char * kernel, cl_event ev);
 
 struct ggml_ocl_backend * ggml_ocl_backend_ctx(ggml_backend_t backend); // NULL if not OpenCL
 
@@ -286,6 +311,8 @@ ggml_ocl_tdesc ggml_ocl_tdesc_of(const struct ggml_tensor * t);
 // Enqueues the kernel on the backend's queue over n_groups work-groups of `local` items
 // (1-D: global = n_groups*local). Logs and returns GGML_STATUS_FAILED on any error.
 enum ggml_status ggml_ocl_launch_groups(struct ggml_ocl_args * a, size_t n_groups, size_t local);
+// dims-D launch (1 to 3) over global items in groups of local (local may be NULL: the driver picks)
+enum ggml_status ggml_ocl_launch_nd(struct ggml_ocl_args * a, unsigned dims, const size_t * global, const size_t * local);
 // 1-D launch over n items (rounded up to a multiple of local; kernels check their index)
 enum ggml_status ggml_ocl_launch_items(struct ggml_ocl_args * a, size_t n, size_t local);
 
@@ -327,6 +354,10 @@ static inline bool ggml_ocl_type_is_plain(enum ggml_type t) {
     enum ggml_status ggml_ocl_##fam##_compute (struct ggml_ocl_backend * be, struct ggml_tensor * op)
 
 GGML_OCL_FAMILY(eltwise); // ocl-op-eltwise.c
+// its fast paths for contiguous F32 tensors, RMS_NORM's too (ocl-op-eltwise-vec.c): whether one takes the node
+// (cheap; the caller also checks that GGML_OCL_PROG_ELTWISE_VEC builds), and the launch
+bool             ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct ggml_tensor * op);
+enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_tensor * op);
 GGML_OCL_FAMILY(copy);    // ocl-op-copy.c
 GGML_OCL_FAMILY(reduce);  // ocl-op-reduce.c (also ARGSORT / TOP_K with the sort program)
 GGML_OCL_FAMILY(sort);    // ocl-op-reduce.c
@@ -337,9 +368,18 @@ GGML_OCL_FAMILY(attn);    // ocl-op-attn.c
 GGML_OCL_FAMILY(outprod); // ocl-op-outprod.c
 GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml_ocl_quant_claims)
 
-// whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0): then
-// ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and compute it, not the op's family
+// whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0), or is a
+// MUL_MAT_ID (any weights): then ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and
+// compute it, not the op's family
 bool ggml_ocl_quant_claims(const struct ggml_tensor * op);
+
+// The fast quantized MUL_MAT (ocl-quant-mm.c): for nodes ggml_ocl_quant_supports accepts whose b is
+// F32 with contiguous, aligned rows (builds its program on first use: call it on the compute path).
+bool             ggml_ocl_quant_mm_supports(struct ggml_ocl_device * d, const struct ggml_tensor * op);
+enum ggml_status ggml_ocl_quant_mm(struct ggml_ocl_backend * be, struct ggml_tensor * op);
+// MUL_MAT_ID on the same program (GGML_OCL_PROG_QUANT_MM): shapes, types and alignment (cheap)
+bool             ggml_ocl_quant_mm_id_supports(const struct ggml_tensor * op);
+enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_tensor * op);
 
 //
 // MUL_MAT (ocl-matmul.c). The file is replaceable as a whole: the rest of the backend only calls

@@ -193,6 +193,10 @@ static void ocl_backend_free(ggml_backend_t backend) {
     if (be->queue != NULL) {
         GGML_OCL_OK(clFinish(be->queue), "clFinish");
     }
+    if (be->profile != NULL) {
+        ggml_ocl_profile_print(be->profile, be->name);
+        ggml_ocl_profile_free(be->profile);
+    }
     for (int i = 0; i < be->n_kernels; i++) {
         GGML_OCL_OK(clReleaseKernel(be->kernels[i].kernel), "clReleaseKernel");
     }
@@ -286,6 +290,9 @@ static bool ocl_backend_cpy_tensor_async(ggml_backend_t backend_src, ggml_backen
 static void ocl_backend_synchronize(ggml_backend_t backend) {
     struct ggml_ocl_backend * be = backend->context;
     GGML_OCL_STREAM_OK(backend, clFinish(be->queue), "clFinish");
+    if (be->profile != NULL) {
+        ggml_ocl_profile_collect(be->profile);
+    }
 }
 
 static enum ggml_status ocl_backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph * cgraph) {
@@ -383,8 +390,12 @@ static ggml_backend_t ocl_dev_init_backend(ggml_backend_dev_t dev, const char * 
     be->dev = d;
     atomic_init(&be->busy, false);
     snprintf(be->name, sizeof(be->name), "%s", d->name);
-    be->queue = ggml_ocl_queue_new(d);
+    if (ggml_ocl_profile_requested()) {
+        be->profile = ggml_ocl_profile_new();
+    }
+    be->queue = ggml_ocl_queue_new(d, be->profile != NULL ? CL_QUEUE_PROFILING_ENABLE : 0);
     if (be->queue == NULL) {
+        ggml_ocl_profile_free(be->profile);
         ggml_free_mem(be);
         ggml_free_mem(backend);
         return NULL;

@@ -26,7 +26,7 @@
     X(clEnqueueNDRangeKernel) X(clEnqueueReadBuffer) X(clEnqueueWriteBuffer) X(clEnqueueReadBufferRect) \
     X(clEnqueueWriteBufferRect) X(clEnqueueCopyBuffer) X(clEnqueueFillBuffer) X(clEnqueueMapBuffer) \
     X(clEnqueueUnmapMemObject) X(clEnqueueMarkerWithWaitList) X(clEnqueueBarrierWithWaitList) \
-    X(clWaitForEvents) X(clReleaseEvent) X(clFlush) X(clFinish)
+    X(clWaitForEvents) X(clReleaseEvent) X(clFlush) X(clFinish) X(clGetEventProfilingInfo)
 
 struct ggml_ocl_api {
 #define GGML_OCL_API_MEMBER(name) __typeof__(name) * name;
@@ -75,3 +75,4 @@ bool ggml_ocl_api_load(void);
 #define clReleaseEvent(...)               (ggml_ocl_api.clReleaseEvent)(__VA_ARGS__)
 #define clFlush(...)                      (ggml_ocl_api.clFlush)(__VA_ARGS__)
 #define clFinish(...)                     (ggml_ocl_api.clFinish)(__VA_ARGS__)
+#define clGetEventProfilingInfo(...)      (ggml_ocl_api.clGetEventProfilingInfo)(__VA_ARGS__)

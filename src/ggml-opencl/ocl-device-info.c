@@ -261,14 +261,14 @@ cl_context ggml_ocl_device_context(struct ggml_ocl_device * d) {
     return ctx;
 }
 
-cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d) {
+cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d, cl_command_queue_properties props) {
     cl_context ctx = ggml_ocl_device_context(d);
     if (ctx == NULL) {
         return NULL;
     }
     cl_int err = CL_SUCCESS;
     // clCreateCommandQueue is the 1.2 call; the 2.0 replacement is not needed for an in-order queue
-    cl_command_queue q = clCreateCommandQueue(ctx, d->id, 0, &err);
+    cl_command_queue q = clCreateCommandQueue(ctx, d->id, props, &err);
     if (err != CL_SUCCESS || q == NULL) {
         GGML_LOG_ERROR("%s: clCreateCommandQueue on %s (%s) failed: %s (%d)\n",
             __func__, d->name, d->description, ggml_ocl_errstr(err), (int) err);
@@ -280,7 +280,7 @@ cl_command_queue ggml_ocl_queue_new(struct ggml_ocl_device * d) {
 cl_command_queue ggml_ocl_device_xfer_queue(struct ggml_ocl_device * d) {
     pthread_mutex_lock(&d->lock);
     if (d->xfer_queue == NULL) {
-        d->xfer_queue = ggml_ocl_queue_new(d);
+        d->xfer_queue = ggml_ocl_queue_new(d, 0);
     }
     cl_command_queue q = d->xfer_queue;
     pthread_mutex_unlock(&d->lock);

@@ -98,8 +98,12 @@ static enum ggml_status launch(struct ggml_ocl_args * a, cl_uint dims, const siz
             return GGML_STATUS_SUCCESS; // nothing to compute
         }
     }
-    const cl_int err = clEnqueueNDRangeKernel(a->be->queue, a->kernel, dims, NULL, global, local, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
+    cl_event ev;
+    const cl_int err = clEnqueueNDRangeKernel(a->be->queue, a->kernel, dims, NULL, global, local, 0, NULL,
+                                              ggml_ocl_profile_slot(a->be, &ev));
+    if (err == CL_SUCCESS) {
+        ggml_ocl_profile_launched(a->be, a->node, a->kname, ev);
+    } else {
         GGML_LOG_ERROR("%s: %s: node '%s' (%s): kernel %s (%zu x %zu x %zu items in groups of %zu): clEnqueueNDRangeKernel failed: %s (%d)\n",
             __func__, a->be->name, node_name, op_name, a->kname, global[0], dims > 1 ? global[1] : 1, dims > 2 ? global[2] : 1,
             local[0], ggml_ocl_errstr(err), (int) err);
@@ -116,6 +120,14 @@ enum ggml_status ggml_ocl_launch_groups(struct ggml_ocl_args * a, size_t n_group
     }
     const size_t global = n_groups*local;
     return launch(a, 1, &global, &local);
+}
+
+enum ggml_status ggml_ocl_launch_nd(struct ggml_ocl_args * a, unsigned dims, const size_t * global, const size_t * local) {
+    if (dims < 1 || dims > 3) {
+        GGML_LOG_ERROR("%s: %s: kernel %s: %u dimensions\n", __func__, a->be->name, a->kname, dims);
+        return GGML_STATUS_FAILED;
+    }
+    return launch(a, (cl_uint) dims, global, local);
 }
 
 enum ggml_status ggml_ocl_launch_items(struct ggml_ocl_args * a, size_t n, size_t local) {
@@ -149,9 +161,11 @@ enum ggml_status ggml_ocl_copy_tensor_bytes(struct ggml_ocl_backend * be, const 
     if (n == 0 || (ms == md && os == od)) {
         return GGML_STATUS_SUCCESS;
     }
-    if (!GGML_OCL_OK(clEnqueueCopyBuffer(be->queue, ms, md, os, od, n, 0, NULL, NULL), "clEnqueueCopyBuffer")) {
+    cl_event ev;
+    if (!GGML_OCL_OK(clEnqueueCopyBuffer(be->queue, ms, md, os, od, n, 0, NULL, ggml_ocl_profile_slot(be, &ev)), "clEnqueueCopyBuffer")) {
         return GGML_STATUS_FAILED;
     }
+    ggml_ocl_profile_launched(be, dst, "clEnqueueCopyBuffer", ev);
     return GGML_STATUS_SUCCESS;
 }
 

@@ -146,7 +146,12 @@ static bool enqueue(struct ggml_ocl_args * a, const size_t global[3], const size
     if (global[0] == 0 || global[1] == 0 || global[2] == 0) {
         return true;
     }
-    const cl_int err = clEnqueueNDRangeKernel(a->be->queue, a->kernel, 3, NULL, global, local, 0, NULL, NULL);
+    cl_event ev;
+    const cl_int err = clEnqueueNDRangeKernel(a->be->queue, a->kernel, 3, NULL, global, local, 0, NULL,
+                                              ggml_ocl_profile_slot(a->be, &ev));
+    if (err == CL_SUCCESS) {
+        ggml_ocl_profile_launched(a->be, a->node, a->kname, ev);
+    }
     *err_out = err;
     if (err != CL_SUCCESS && err != quiet) {
         GGML_LOG_ERROR("%s: %s: node '%s' (MUL_MAT): kernel %s over %zu x %zu x %zu items in groups of %zu x %zu: "

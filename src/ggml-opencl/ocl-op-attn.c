@@ -1,12 +1,45 @@
 // FLASH_ATTN_EXT (kernels/attn.cl): Q F32/F16/BF16, K and V F32/F16/BF16, mask F32/F16 (broadcast
 // over heads and batch), ALiBi, logit softcap, grouped-query heads (K/V heads dividing Q heads),
-// sinks. Arithmetic in F32 whatever the precision requested.
+// sinks. Arithmetic in F32 whatever the precision requested. On CPU devices the common layout
+// (Q F32, K/V F16 rows, head size 64 or 128, F32 result) runs on kernels/attn_rows.cl instead: a
+// work-item per query row and head, no barriers.
 
 #include "ggml-opencl-impl.h"
 
 #include <math.h>
+#include <stdint.h>
 
 #define ATTN_LOCAL 64
+
+// strides and offset of t multiples of align, elements contiguous (nb[0] == element size)
+static bool rows_aligned(const struct ggml_tensor * t, size_t align) {
+    if (t->nb[0] != ggml_type_size(t->type)) {
+        return false;
+    }
+    for (int i = 1; i < GGML_MAX_DIMS; i++) {
+        if (t->nb[i] % align != 0) {
+            return false;
+        }
+    }
+    return (uintptr_t) t->data % align == 0; // device buffers sit at an aligned (fake) base address
+}
+
+// the attn_rows kernel for this node, or NULL
+static const char * rows_kernel(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
+    const struct ggml_tensor * q = op->src[0];
+    const struct ggml_tensor * k = op->src[1];
+    const struct ggml_tensor * v = op->src[2];
+    if ((d->cl_type & CL_DEVICE_TYPE_CPU) == 0 || q->type != GGML_TYPE_F32 || k->type != GGML_TYPE_F16 ||
+        v->type != GGML_TYPE_F16 || op->type != GGML_TYPE_F32 || q->ne[0] != v->ne[0] ||
+        !rows_aligned(q, 4) || !rows_aligned(k, 2) || !rows_aligned(v, 2) || !rows_aligned(op, 4)) {
+        return NULL;
+    }
+    switch (q->ne[0]) {
+        case 64:  return "k_attn_rows_64";
+        case 128: return "k_attn_rows_128";
+        default:  return NULL;
+    }
+}
 
 bool ggml_ocl_attn_supports(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
     const struct ggml_tensor * q = op->src[0];
@@ -49,8 +82,13 @@ enum ggml_status ggml_ocl_attn_compute(struct ggml_ocl_backend * be, struct ggml
     const float m0 = (float) pow(2.0, -(double) max_bias / (double) n_head_log2);
     const float m1 = (float) pow(2.0, -(double) max_bias / 2.0 / (double) n_head_log2);
 
+    const char * rows = rows_kernel(be->dev, op);
+    if (rows != NULL && !ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ATTN_ROWS)) {
+        rows = NULL;
+    }
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ATTN, "k_flash_attn")) {
+    if (!ggml_ocl_args_begin(&a, be, op, rows != NULL ? GGML_OCL_PROG_ATTN_ROWS : GGML_OCL_PROG_ATTN,
+                             rows != NULL ? rows : "k_flash_attn")) {
         return GGML_STATUS_FAILED;
     }
     ggml_ocl_arg_tensor(&a, q);
@@ -67,6 +105,10 @@ enum ggml_status ggml_ocl_attn_compute(struct ggml_ocl_backend * be, struct ggml
     ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 2));
     ggml_ocl_arg_i32(&a, op->src[3] != NULL);
     ggml_ocl_arg_i32(&a, op->src[4] != NULL);
+    if (rows != NULL) {
+        // one work-item per group: each is a whole row of work, and PoCL spreads groups over cores
+        return ggml_ocl_launch_items(&a, (size_t) (q->ne[1]*q->ne[2]*q->ne[3]), 1);
+    }
     ggml_ocl_arg_local(&a, (size_t) q->ne[0]*sizeof(float));
     ggml_ocl_arg_local(&a, (size_t) op->src[2]->ne[0]*sizeof(float));
     ggml_ocl_arg_local(&a, local*sizeof(float));

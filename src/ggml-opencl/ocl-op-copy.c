@@ -149,6 +149,9 @@ static enum ggml_status run_acc(struct ggml_ocl_backend * be, struct ggml_tensor
 }
 
 enum ggml_status ggml_ocl_copy_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    if (ggml_ocl_eltwise_vec_takes(be->dev, op) && ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC)) {
+        return ggml_ocl_eltwise_vec(be, op); // contiguous F32 / F16 copies
+    }
     struct ggml_ocl_args a;
     switch (op->op) {
         case GGML_OP_DUP:

@@ -129,6 +129,9 @@ static enum ggml_status run_arange(struct ggml_ocl_backend * be, struct ggml_ten
 }
 
 enum ggml_status ggml_ocl_eltwise_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    if (ggml_ocl_eltwise_vec_takes(be->dev, op) && ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC)) {
+        return ggml_ocl_eltwise_vec(be, op);
+    }
     float p[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
     switch (op->op) {
         case GGML_OP_UNARY:

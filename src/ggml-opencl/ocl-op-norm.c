@@ -107,6 +107,9 @@ static enum ggml_status run_soft_max(struct ggml_ocl_backend * be, struct ggml_t
 }
 
 enum ggml_status ggml_ocl_norm_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    if (ggml_ocl_eltwise_vec_takes(be->dev, op) && ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC)) {
+        return ggml_ocl_eltwise_vec(be, op);
+    }
     const size_t local = ggml_ocl_wg_size(be->dev, NORM_LOCAL);
     switch (op->op) {
         case GGML_OP_NORM:       return run_row_norm(be, op, 0, local);

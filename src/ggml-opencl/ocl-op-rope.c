@@ -88,8 +88,10 @@ enum ggml_status ggml_ocl_rope_compute(struct ggml_ocl_backend * be, struct ggml
     const int64_t slots   = src->ne[0] - n_pairs;
     const int64_t n_items = slots*src->ne[1]*src->ne[2]*src->ne[3];
 
+    // NORMAL and NEOX: a work-item per (slot, token) over the heads (the angle computed once)
+    const bool heads = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ROPE, "k_rope")) {
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ROPE, heads ? "k_rope_heads" : "k_rope")) {
         return GGML_STATUS_FAILED;
     }
     ggml_ocl_arg_tensor(&a, src);
@@ -108,5 +110,11 @@ enum ggml_status ggml_ocl_rope_compute(struct ggml_ocl_backend * be, struct ggml
         ggml_ocl_arg_i32(&a, rope_multi(mode) ? ggml_get_op_params_i32(op, 11 + (uint32_t) k) : 0);
     }
     ggml_ocl_arg_i32(&a, op->src[2] != NULL);
+    if (heads) {
+        const size_t l0 = ggml_ocl_wg_size(be->dev, ROPE_LOCAL);
+        const size_t global[2] = { ((size_t) slots + l0 - 1) / l0 * l0, (size_t) (src->ne[2]*src->ne[3]) };
+        const size_t local[2] = { l0, 1 };
+        return ggml_ocl_launch_nd(&a, 2, global, local);
+    }
     return ggml_ocl_launch_items(&a, (size_t) n_items, ggml_ocl_wg_size(be->dev, ROPE_LOCAL));
 }

@@ -32,6 +32,9 @@ static const char * const prog_names[GGML_OCL_PROG_COUNT] = {
     [GGML_OCL_PROG_OUTPROD] = "outprod",
     [GGML_OCL_PROG_MATMUL_TILED] = "mul_mat_tiled",
     [GGML_OCL_PROG_QUANT]   = "quant",
+    [GGML_OCL_PROG_QUANT_MM] = "quant_mm",
+    [GGML_OCL_PROG_ELTWISE_VEC] = "eltwise_vec",
+    [GGML_OCL_PROG_ATTN_ROWS] = "attn_rows",
 };
 
 const char * ggml_ocl_prog_name(enum ggml_ocl_prog prog) {

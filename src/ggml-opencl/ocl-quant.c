@@ -3,8 +3,9 @@
 // strides; result F32), GET_ROWS from a table of those types (I32 or I64 indices; result F32, F16
 // or BF16), and CPY / SET_ROWS from F32, F16 or BF16 into Q8_0, Q4_0 or Q4_1 (quantized on the
 // device as the reference quantizers do). The blocks are dequantized in registers inside the
-// kernels. The op dispatcher (ocl-ops.c) routes a node here when ggml_ocl_quant_claims says so;
-// the other quantized types and ops stay unsupported.
+// kernels. MUL_MAT_ID (any weights) is routed here too and runs on ocl-quant-mm.c's kernels.
+// The op dispatcher (ocl-ops.c) routes a node here when ggml_ocl_quant_claims says so; the other
+// quantized types and ops stay unsupported.
 
 #include "ggml-opencl-impl.h"
 
@@ -32,6 +33,9 @@ static bool type_quantizable(enum ggml_type t) {
 }
 
 bool ggml_ocl_quant_claims(const struct ggml_tensor * op) {
+    if (op->op == GGML_OP_MUL_MAT_ID) {
+        return true;
+    }
     if ((op->op == GGML_OP_CPY || op->op == GGML_OP_SET_ROWS) && ggml_is_quantized(op->type)) {
         return true;
     }
@@ -56,6 +60,9 @@ bool ggml_ocl_quant_supports(const struct ggml_ocl_device * d, const struct ggml
     const struct ggml_tensor * b = op->src[1];
     if (a == NULL || b == NULL) {
         return false;
+    }
+    if (op->op == GGML_OP_MUL_MAT_ID) {
+        return ggml_ocl_quant_mm_id_supports(op);
     }
     if (op->op == GGML_OP_CPY) {
         return ggml_ocl_type_is_float(a->type) && dst_quantizable(op) && a->ne[0] == op->ne[0] &&
@@ -86,7 +93,13 @@ bool ggml_ocl_quant_supports(const struct ggml_ocl_device * d, const struct ggml
 
 enum ggml_status ggml_ocl_quant_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     struct ggml_ocl_args a;
+    if (op->op == GGML_OP_MUL_MAT_ID) {
+        return ggml_ocl_quant_mm_id(be, op);
+    }
     if (op->op == GGML_OP_MUL_MAT) {
+        if (ggml_ocl_quant_mm_supports(be->dev, op)) {
+            return ggml_ocl_quant_mm(be, op);
+        }
         if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT, "k_mul_mat_q")) {
             return GGML_STATUS_FAILED;
         }

@@ -60,6 +60,15 @@ bool ggml_ref_glu_covered(enum ggml_glu_op op);
 // indices must be inside t->ne.
 double ggml_ref_get(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
 
+// Quantized types the reference reads through the type's own dequantization (to_float), as a
+// source of the ops that take quantized data: MUL_MAT and MUL_MAT_ID weights, GET_ROWS rows, and
+// DUP/CONT/CPY to a readable type. The reference is then exact for the dequantized values.
+bool ggml_ref_type_dequantizable(enum ggml_type type);
+// Like ggml_ref_get, also reading dequantizable types (i0 is an element index within the row).
+double ggml_ref_get_q(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3);
+// Row (i1, i2, i3) of t, all t->ne[0] values, into out (each quantized block dequantized once).
+void ggml_ref_row_q(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, double * out);
+
 // Normalized mean squared error: sum (ref - got)^2 / sum ref^2 over n elements.
 // Elements where both sides hold the same non-finite value (both NaN, or the same infinity) count
 // as equal and are left out; any other non-finite value on either side gives INFINITY.
@@ -81,8 +90,19 @@ bool ggml_ref_fail(char * err, size_t err_size, const char * fmt, ...);
 
 // Types ggml_ref_get can read.
 bool ggml_ref_type_readable(enum ggml_type type);
+// Like ggml_ref_need_src, also admitting a dequantizable source (whose rows are whole blocks).
+bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, size_t err_size);
 // v converted to `type` and back, as storing it in a tensor of that type would.
 double ggml_ref_round_to_type(enum ggml_type type, double v);
+
+// Whether a node of this op may have a quantized result: the data movement ops DUP, CONT, CPY
+// and SET_ROWS, whose values are stored as the type stores them (ggml_ref_round_row_to_type).
+bool ggml_ref_q_result_op(enum ggml_op op);
+// The n values of one row (whole blocks for a quantized type) replaced by what storing them in
+// `type` and reading them back gives: quantized with the type's reference quantizer
+// (from_float_ref) and dequantized; other types element by element (ggml_ref_round_to_type).
+// false for a quantized type without a reference quantizer.
+bool ggml_ref_round_row_to_type(enum ggml_type type, double * row, int64_t n);
 
 // Source i of node must exist, have data and a readable type; otherwise fails with a message.
 bool ggml_ref_need_src(const struct ggml_tensor * node, int i, char * err, size_t err_size);
@@ -130,6 +150,13 @@ static inline double ggml_ref_get_flat(const struct ggml_tensor * t, int64_t i) 
 // ALiBi slope of head h out of n_head for max_bias (1 when max_bias <= 0), as the family defines it.
 double ggml_ref_alibi_slope(float max_bias, int64_t n_head, int64_t h);
 
+// Element i (row-major over t->ne) of t, quantized types included.
+static inline double ggml_ref_get_flat_q(const struct ggml_tensor * t, int64_t i) {
+    int64_t idx[4];
+    ggml_ref_unravel(t, i, idx);
+    return ggml_ref_get_q(t, idx[0], idx[1], idx[2], idx[3]);
+}
+
 // One entry point per op family; each handles the ops listed in ref-core.c's dispatch.
 bool ggml_ref_op_elementwise(const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_unary      (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
@@ -144,6 +171,7 @@ bool ggml_ref_op_rope       (const struct ggml_tensor * node, double * out, char
 bool ggml_ref_op_conv       (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_attn       (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_sort       (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
+bool ggml_ref_op_moe        (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 
 #endif // GGML_REF_INTERNAL
 

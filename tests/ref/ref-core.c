@@ -7,7 +7,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+// largest block of a quantized type the reference dequantizes (the K-quants' 256)
+#define REF_MAX_BLOCK 256
 
 bool ggml_ref_fail(char * err, size_t err_size, const char * fmt, ...) {
     if (err != NULL && err_size > 0) {
@@ -32,6 +36,42 @@ bool ggml_ref_type_readable(enum ggml_type type) {
             return true;
         default:
             return false;
+    }
+}
+
+bool ggml_ref_type_dequantizable(enum ggml_type type) {
+    return (int) type >= 0 && type < GGML_TYPE_COUNT && ggml_is_quantized(type) &&
+           ggml_blck_size(type) <= REF_MAX_BLOCK && ggml_get_type_traits(type)->to_float != NULL;
+}
+
+double ggml_ref_get_q(const struct ggml_tensor * t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+    if (t == NULL || t->data == NULL || !ggml_ref_type_dequantizable(t->type)) {
+        return ggml_ref_get(t, i0, i1, i2, i3);
+    }
+    // the whole block holding element i0, through the type's own dequantization
+    const int64_t bs = ggml_blck_size(t->type);
+    const char * p = (const char *) t->data
+        + (size_t) (i0/bs)*t->nb[0] + (size_t) i1*t->nb[1] + (size_t) i2*t->nb[2] + (size_t) i3*t->nb[3];
+    float block[REF_MAX_BLOCK];
+    ggml_get_type_traits(t->type)->to_float(p, block, bs);
+    return block[i0 % bs];
+}
+
+void ggml_ref_row_q(const struct ggml_tensor * t, int64_t i1, int64_t i2, int64_t i3, double * out) {
+    if (t == NULL || t->data == NULL || !ggml_ref_type_dequantizable(t->type)) {
+        for (int64_t i0 = 0; t != NULL && i0 < t->ne[0]; i0++) {
+            out[i0] = ggml_ref_get(t, i0, i1, i2, i3);
+        }
+        return;
+    }
+    const int64_t bs = ggml_blck_size(t->type);
+    const char * row = (const char *) t->data + (size_t) i1*t->nb[1] + (size_t) i2*t->nb[2] + (size_t) i3*t->nb[3];
+    float block[REF_MAX_BLOCK];
+    for (int64_t b0 = 0; b0 < t->ne[0]; b0 += bs) {
+        ggml_get_type_traits(t->type)->to_float(row + (size_t) (b0/bs)*t->nb[0], block, bs);
+        for (int64_t j = 0; j < bs && b0 + j < t->ne[0]; j++) {
+            out[b0 + j] = block[j];
+        }
     }
 }
 
@@ -97,6 +137,57 @@ bool ggml_ref_need_src(const struct ggml_tensor * node, int i, char * err, size_
     return true;
 }
 
+bool ggml_ref_q_result_op(enum ggml_op op) {
+    return op == GGML_OP_DUP || op == GGML_OP_CONT || op == GGML_OP_CPY || op == GGML_OP_SET_ROWS;
+}
+
+bool ggml_ref_round_row_to_type(enum ggml_type type, double * row, int64_t n) {
+    if (!ggml_is_quantized(type)) {
+        for (int64_t i = 0; i < n; i++) {
+            row[i] = ggml_ref_round_to_type(type, row[i]);
+        }
+        return true;
+    }
+    const struct ggml_type_traits * tr = ggml_get_type_traits(type);
+    if (tr->from_float_ref == NULL || tr->to_float == NULL || tr->blck_size <= 0 || n % tr->blck_size != 0) {
+        return false;
+    }
+    float  * f = malloc(sizeof(float) * (size_t) (n > 0 ? n : 1));
+    void   * q = malloc(ggml_row_size(type, n) > 0 ? ggml_row_size(type, n) : 1);
+    if (f == NULL || q == NULL) {
+        free(f);
+        free(q);
+        return false;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        f[i] = (float) row[i];
+    }
+    tr->from_float_ref(f, q, n);
+    tr->to_float(q, f, n);
+    for (int64_t i = 0; i < n; i++) {
+        row[i] = f[i];
+    }
+    free(f);
+    free(q);
+    return true;
+}
+
+bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, size_t err_size) {
+    const struct ggml_tensor * s = node->src[i];
+    if (s == NULL || !ggml_ref_type_dequantizable(s->type)) {
+        return ggml_ref_need_src(node, i, err, err_size);
+    }
+    if (s->data == NULL) {
+        return ggml_ref_fail(err, err_size, "%s: source %d ('%s') has no host data", ggml_op_desc(node), i, s->name);
+    }
+    if (s->ne[0] % ggml_blck_size(s->type) != 0 || s->nb[0] != ggml_type_size(s->type) || s->ne[1] < 0 ||
+        s->ne[2] < 0 || s->ne[3] < 0) {
+        return ggml_ref_fail(err, err_size, "%s: source %d (%s) does not hold whole blocks in its rows",
+                ggml_op_desc(node), i, ggml_type_name(s->type));
+    }
+    return true;
+}
+
 double ggml_ref_alibi_slope(float max_bias, int64_t n_head, int64_t h) {
     if (!(max_bias > 0.0f)) {
         return 1.0;
@@ -120,7 +211,8 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_PERMUTE, GGML_OP_TRANSPOSE, GGML_OP_GET_ROWS, GGML_OP_SET_ROWS, GGML_OP_DIAG_MASK_INF,
     GGML_OP_DIAG_MASK_ZERO, GGML_OP_SOFT_MAX, GGML_OP_ROPE, GGML_OP_CLAMP, GGML_OP_IM2COL,
     GGML_OP_CONV_2D, GGML_OP_POOL_2D, GGML_OP_PAD, GGML_OP_ARANGE, GGML_OP_ARGSORT, GGML_OP_TOP_K,
-    GGML_OP_LEAKY_RELU, GGML_OP_FLASH_ATTN_EXT, GGML_OP_UNARY, GGML_OP_GLU,
+    GGML_OP_LEAKY_RELU, GGML_OP_FLASH_ATTN_EXT, GGML_OP_UNARY, GGML_OP_GLU, GGML_OP_MUL_MAT_ID,
+    GGML_OP_ADD_ID,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -156,13 +248,21 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
     if (node == NULL || !ref_op_listed(node->op)) {
         return false;
     }
+    // quantized data is read (dequantized) as source 0 of the ops that take it
+    const bool q_src0 = node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_MUL_MAT_ID || node->op == GGML_OP_GET_ROWS ||
+                        node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY;
     for (int i = 0; i < GGML_MAX_SRC; i++) {
-        if (node->src[i] != NULL && !ggml_ref_type_readable(node->src[i]->type)) {
+        const struct ggml_tensor * s = node->src[i];
+        // the destination of CPY / SET_ROWS (read, if at all, as the node's own contents)
+        const bool q_dst = ggml_ref_q_result_op(node->op) && i > 0 && s != NULL && s->type == node->type;
+        if (s != NULL && !ggml_ref_type_readable(s->type) && !q_dst &&
+            !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type))) {
             return false;
         }
     }
     // the result type matters for views (read back), conversions (rounded) and index outputs
-    if (!ggml_ref_type_readable(node->type)) {
+    if (!ggml_ref_type_readable(node->type) &&
+        !(ggml_ref_q_result_op(node->op) && ggml_ref_type_dequantizable(node->type))) {
         return false;
     }
     switch (node->op) {
@@ -200,7 +300,8 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
     if (!ref_op_listed(node->op)) {
         return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }
-    if (!ggml_ref_type_readable(node->type)) {
+    if (!ggml_ref_type_readable(node->type) &&
+        !(ggml_ref_q_result_op(node->op) && ggml_ref_type_dequantizable(node->type))) {
         return ggml_ref_fail(err, err_size, "%s: result type %s is not covered by the reference",
                 ggml_op_desc(node), ggml_type_name(node->type));
     }
@@ -256,6 +357,9 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_MUL_MAT:
         case GGML_OP_OUT_PROD:
             return ggml_ref_op_matmul(node, out, err, err_size);
+        case GGML_OP_MUL_MAT_ID:
+        case GGML_OP_ADD_ID:
+            return ggml_ref_op_moe(node, out, err, err_size);
         case GGML_OP_SOFT_MAX:
             return ggml_ref_op_softmax(node, out, err, err_size);
         case GGML_OP_ROPE:

@@ -8,9 +8,10 @@ static bool ref_index_type_ok(const struct ggml_tensor * t) {
 }
 
 // GET_ROWS: a [n, rows, ne2, ne3], b indices [k, m2, m3] -> [n, k, m2, m3];
-// result(i0, i1, i2, i3) = a(i0, b(i1, i2, i3), i2, i3) (a's dims 2, 3 broadcast when smaller).
+// result(i0, i1, i2, i3) = a(i0, b(i1, i2, i3), i2, i3) (a's dims 2, 3 broadcast when smaller; a
+// quantized a dequantized).
 static bool ref_get_rows(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
-    if (!ggml_ref_need_src(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
+    if (!ggml_ref_need_src_q(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
         return false;
     }
     const struct ggml_tensor * a = node->src[0];
@@ -34,7 +35,7 @@ static bool ref_get_rows(const struct ggml_tensor * node, double * out, char * e
                             (long long) r, (long long) i1, (long long) i2, (long long) i3, (long long) a->ne[1]);
                 }
                 for (int64_t i0 = 0; i0 < node->ne[0]; i0++) {
-                    const double v = ggml_ref_get(a, i0, r, i2 % a->ne[2], i3 % a->ne[3]);
+                    const double v = ggml_ref_get_q(a, i0, r, i2 % a->ne[2], i3 % a->ne[3]);
                     out[ggml_ref_idx(node, i0, i1, i2, i3)] = ggml_ref_round_to_type(node->type, v);
                 }
             }
@@ -73,7 +74,7 @@ static bool ref_set_rows(const struct ggml_tensor * node, double * out, char * e
         return ggml_ref_fail(err, err_size, "SET_ROWS: neither the node nor its view_src has host data");
     }
     for (int64_t i = 0; i < ggml_ref_nel(node); i++) {
-        out[i] = ggml_ref_get_flat(&base, i);
+        out[i] = ggml_ref_get_flat_q(&base, i);
     }
 
     for (int64_t i3 = 0; i3 < b->ne[3]; i3++) {
@@ -84,8 +85,13 @@ static bool ref_set_rows(const struct ggml_tensor * node, double * out, char * e
                     return ggml_ref_fail(err, err_size, "SET_ROWS: index %lld for row %lld of (%lld, %lld) is outside [0, %lld)",
                             (long long) r, (long long) i, (long long) i2, (long long) i3, (long long) node->ne[1]);
                 }
+                double * row = out + ggml_ref_idx(node, 0, r, i2, i3);
                 for (int64_t i0 = 0; i0 < b->ne[0]; i0++) {
-                    out[ggml_ref_idx(node, i0, r, i2, i3)] = ggml_ref_round_to_type(node->type, ggml_ref_get(b, i0, i, i2, i3));
+                    row[i0] = ggml_ref_get(b, i0, i, i2, i3);
+                }
+                // stored as the node's type stores a row (a quantized row by its quantizer)
+                if (!ggml_ref_round_row_to_type(node->type, row, b->ne[0])) {
+                    return ggml_ref_fail(err, err_size, "SET_ROWS: no reference quantizer for %s", ggml_type_name(node->type));
                 }
             }
         }

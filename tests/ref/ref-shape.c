@@ -18,10 +18,10 @@ static bool ref_view(const struct ggml_tensor * node, double * out, char * err, 
     return true;
 }
 
-// DUP, CONT, CPY: element i of source 0 (row-major) becomes element i of the result, converted
-// to the result's type.
+// DUP, CONT, CPY: element i of source 0 (row-major; a quantized source dequantized) becomes
+// element i of the result, converted to the result's type.
 static bool ref_copy(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
-    if (!ggml_ref_need_src(node, 0, err, err_size)) {
+    if (!ggml_ref_need_src_q(node, 0, err, err_size)) {
         return false;
     }
     const struct ggml_tensor * a = node->src[0];
@@ -29,8 +29,21 @@ static bool ref_copy(const struct ggml_tensor * node, double * out, char * err, 
         return ggml_ref_fail(err, err_size, "%s: source has %lld elements, the result %lld", ggml_op_desc(node),
                 (long long) ggml_ref_nel(a), (long long) ggml_ref_nel(node));
     }
+    if (!ggml_is_quantized(node->type) || a->type == node->type) {
+        // a quantized type copied to itself keeps its blocks: the values are the source's
+        for (int64_t i = 0; i < ggml_ref_nel(node); i++) {
+            out[i] = ggml_is_quantized(node->type) ? ggml_ref_get_flat_q(a, i) : ggml_ref_round_to_type(node->type, ggml_ref_get_flat_q(a, i));
+        }
+        return true;
+    }
+    // into a quantized type: row by row, as the type's quantizer stores them
     for (int64_t i = 0; i < ggml_ref_nel(node); i++) {
-        out[i] = ggml_ref_round_to_type(node->type, ggml_ref_get_flat(a, i));
+        out[i] = ggml_ref_get_flat_q(a, i);
+    }
+    for (int64_t r = 0; node->ne[0] > 0 && r < ggml_ref_nel(node)/node->ne[0]; r++) {
+        if (!ggml_ref_round_row_to_type(node->type, out + r*node->ne[0], node->ne[0])) {
+            return ggml_ref_fail(err, err_size, "%s: no reference quantizer for %s", ggml_op_desc(node), ggml_type_name(node->type));
+        }
     }
     return true;
 }

@@ -3,7 +3,7 @@
 // The reference computes in double and does not round intermediate values, so a bound covers the
 // backend's float arithmetic plus the rounding of its result (and, for mixed-precision ops, of
 // intermediate values) to the node's type. "Precision" below is the least precise float type
-// among the node and its float sources: F32 < F16 < BF16.
+// among the node and its float sources: F32 < F16 < BF16 (quantized types count as BF16).
 
 #include "bops.h"
 
@@ -63,6 +63,7 @@ static enum bops_family bops_family_of(const struct ggml_tensor * node) {
         case GGML_OP_ROPE:
             return BOPS_FAM_ROW;
         case GGML_OP_MUL_MAT:
+        case GGML_OP_MUL_MAT_ID:
         case GGML_OP_OUT_PROD:
         case GGML_OP_CONV_2D:
             return BOPS_FAM_MATMUL;
@@ -77,7 +78,10 @@ static int bops_precision_rank(enum ggml_type type) {
     switch (type) {
         case GGML_TYPE_F16:  return 1;
         case GGML_TYPE_BF16: return 2;
-        default:             return 0;
+        default:
+            // quantized weights: the activations are quantized too (Q8_0 / Q8_1 / Q8_K), so the
+            // family's bound for quantized products, 5e-4; data movement stays exact (0)
+            return (int) type >= 0 && type < GGML_TYPE_COUNT && ggml_is_quantized(type) ? 2 : 0;
     }
 }
 

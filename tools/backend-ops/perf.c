@@ -2,7 +2,8 @@
 //
 // perf: one warm-up run, then runs until about 0.2 s have passed (at least 3); the median time
 // per run is reported with GFLOP/s for compute-bound ops (matrix products, convolutions,
-// attention) and GB/s (bytes read + written) for the others.
+// attention) and GB/s (bytes read + written) for the others, beside the backend's copy bandwidth
+// (a 64 MiB tensor copy inside its own buffer, measured once per backend) and the ratio to it.
 
 #include "bops.h"
 
@@ -59,6 +60,42 @@ static double bops_graph_bytes(struct ggml_cgraph * graph) {
         }
     }
     return bytes;
+}
+
+// read + written bytes per second of a 64 MiB copy between two tensors of the backend's buffer
+// type (best of 5 after a warm-up); 0 when it cannot be measured. perf runs on one thread: the
+// figure is kept for the backend it was measured on.
+static double bops_copy_gbs(ggml_backend_t backend) {
+    static ggml_backend_t measured = NULL;
+    static double gbs = 0.0;
+    if (backend == measured) {
+        return gbs;
+    }
+    measured = backend;
+    gbs = 0.0;
+    struct ggml_init_params ip = { 2*ggml_tensor_overhead(), NULL, true };
+    struct ggml_context * ctx = ggml_init(ip);
+    if (ctx == NULL) {
+        return gbs;
+    }
+    struct ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 16 << 20);
+    struct ggml_tensor * b = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 16 << 20);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, backend);
+    if (buf != NULL) {
+        ggml_backend_buffer_clear(buf, 1);
+        ggml_backend_tensor_copy(a, b);
+        int64_t best = INT64_MAX;
+        for (int r = 0; r < 5; r++) {
+            const int64_t t0 = ggml_time_us();
+            ggml_backend_tensor_copy(a, b);
+            const int64_t dt = ggml_time_us() - t0;
+            best = dt < best ? dt : best;
+        }
+        gbs = 2.0 * (double) ggml_nbytes(a) / (double) (best > 0 ? best : 1) / 1e3;
+        ggml_backend_buffer_free(buf);
+    }
+    ggml_free(ctx);
+    return gbs;
 }
 
 static int bops_cmp_i64(const void * a, const void * b) {
@@ -142,8 +179,10 @@ bool bops_run_perf(ggml_backend_t backend, const struct bop_case * c, const stru
         printf("  %s(%s): %d runs, %8lld us/run, %8.2f GFLOP/s\n", c->op, c->params, n_runs, (long long) median,
                 flops / median_us / 1e3);
     } else {
-        printf("  %s(%s): %d runs, %8lld us/run, %8.2f GB/s\n", c->op, c->params, n_runs, (long long) median,
-                bops_graph_bytes(graph) / median_us / 1e3);
+        const double gbs = bops_graph_bytes(graph) / median_us / 1e3;
+        const double copy = bops_copy_gbs(backend);
+        printf("  %s(%s): %d runs, %8lld us/run, %8.2f GB/s (copy %.2f GB/s, %.2fx)\n", c->op, c->params, n_runs,
+                (long long) median, gbs, copy, copy > 0.0 ? gbs / copy : 0.0);
     }
     ok = true;
     *timed = true;

@@ -76,6 +76,109 @@ static void ref_apply_memory_fault(const struct ggml_tensor * node) {
     }
 }
 
+// The values of a quantized result before its type rounds them: the node computed as an F32
+// twin over a copy of its current contents, dequantized (the rows SET_ROWS keeps). NULL on failure.
+static double * ref_unrounded(const struct ggml_tensor * node) {
+    const int64_t n = ggml_nelements(node);
+    float  * cur = malloc(sizeof(float) * (size_t) (n > 0 ? n : 1));
+    double * v   = malloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
+    if (cur == NULL || v == NULL) {
+        free(cur);
+        free(v);
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t i0, i1, i2, i3;
+        ggml_unravel_index(node, i, &i0, &i1, &i2, &i3);
+        cur[i] = (float) ggml_ref_get_q(node, i0, i1, i2, i3);
+    }
+    struct ggml_tensor twin = *node;
+    twin.type = GGML_TYPE_F32;
+    twin.nb[0] = sizeof(float);
+    for (int d = 1; d < GGML_MAX_DIMS; d++) {
+        twin.nb[d] = twin.nb[d - 1] * (size_t) twin.ne[d - 1];
+    }
+    twin.data = cur;
+    twin.view_src = NULL;
+    twin.view_offs = 0;
+    char err[256];
+    const bool ok = ggml_ref_compute(&twin, v, err, sizeof(err));
+    free(cur);
+    if (!ok) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+// Stores the first n_store values v of a quantized result (row-major) as its type stores them,
+// row by row: a copy from the same type copies the source row's blocks; a row whose blocks
+// already hold v is left alone (the rows SET_ROWS does not write); any other row is quantized
+// from its unrounded values with the type's reference quantizer, as the reference rounds it.
+// Faulty values (which no longer match) are quantized as they are, or, for a same-type copy,
+// show as a changed byte. A row not fully among the n_store values is not written.
+static bool ref_store_quantized(struct ggml_tensor * node, const double * v, int64_t n_store) {
+    const struct ggml_type_traits * tr = ggml_get_type_traits(node->type);
+    const struct ggml_tensor * src = node->src[0];
+    const int64_t n0 = node->ne[0];
+    if (n0 <= 0 || tr->to_float == NULL || node->nb[0] != tr->type_size) {
+        return false;
+    }
+    const bool same = src != NULL && src->type == node->type && src->ne[0] == n0 && src->nb[0] == tr->type_size &&
+                      (node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY);
+    double * u = same ? NULL : ref_unrounded(node);
+    float * f = malloc(sizeof(float) * (size_t) n0 * 2);
+    if (f == NULL || (!same && u == NULL)) {
+        free(u);
+        free(f);
+        return false;
+    }
+    float * cur = f + n0;
+    const size_t row_bytes = ggml_row_size(node->type, n0);
+    bool ok = true;
+    for (int64_t r = 0; ok && (r + 1)*n0 <= n_store; r++) {
+        int64_t i0, i1, i2, i3;
+        ggml_unravel_index(node, r*n0, &i0, &i1, &i2, &i3);
+        char * dst = (char *) node->data + i1*node->nb[1] + i2*node->nb[2] + i3*node->nb[3];
+        if (same) {
+            ggml_unravel_index(src, r*n0, &i0, &i1, &i2, &i3);
+            memcpy(dst, (const char *) src->data + i1*src->nb[1] + i2*src->nb[2] + i3*src->nb[3], row_bytes);
+        }
+        tr->to_float(dst, cur, n0);
+        bool equal = true;
+        for (int64_t i = 0; i < n0; i++) {
+            f[i] = (float) v[r*n0 + i];
+            equal = equal && memcmp(&f[i], &cur[i], sizeof(float)) == 0;
+        }
+        if (equal) {
+            continue;
+        }
+        if (same) {
+            ((unsigned char *) dst)[row_bytes - 1] ^= 0x5A; // a fault: the values differ from the blocks'
+            continue;
+        }
+        ok = tr->from_float_ref != NULL;
+        if (!ok) {
+            break;
+        }
+        float * uf = cur;
+        for (int64_t i = 0; i < n0; i++) {
+            uf[i] = (float) u[r*n0 + i];
+        }
+        tr->from_float_ref(uf, dst, n0);
+        tr->to_float(dst, cur, n0);
+        for (int64_t i = 0; i < n0; i++) {
+            if (memcmp(&f[i], &cur[i], sizeof(float)) != 0) {
+                tr->from_float_ref(f, dst, n0); // a fault changed the values: store them as they are
+                break;
+            }
+        }
+    }
+    free(u);
+    free(f);
+    return ok;
+}
+
 static enum ggml_status ref_graph_compute(ggml_backend_t backend, struct ggml_cgraph * graph) {
     (void) backend;
     if (g_fault == BOPS_FAULT_STATUS) {
@@ -97,7 +200,7 @@ static enum ggml_status ref_graph_compute(ggml_backend_t backend, struct ggml_cg
         }
         const bool last = i == n_nodes - 1;
         const int64_t n_store = last ? ref_apply_value_fault(v, n) : n;
-        const bool ok = bops_store_tensor(node, v, n_store);
+        const bool ok = ggml_is_quantized(node->type) ? ref_store_quantized(node, v, n_store) : bops_store_tensor(node, v, n_store);
         free(v);
         if (!ok) {
             return GGML_STATUS_FAILED;

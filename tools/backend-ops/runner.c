@@ -281,7 +281,7 @@ enum bop_status bops_run_test(ggml_backend_t backend, const struct bop_case * c,
     for (int64_t i = 0; i < n; i++) {
         int64_t i0, i1, i2, i3;
         ggml_unravel_index(out, i, &i0, &i1, &i2, &i3);
-        r.got[i] = (float) ggml_ref_get(&got_view, i0, i1, i2, i3);
+        r.got[i] = (float) ggml_ref_get_q(&got_view, i0, i1, i2, i3); // a quantized result dequantized
     }
 
     if (!bops_host_reference(r.host, graph, out, r.ref, err, sizeof(err))) {

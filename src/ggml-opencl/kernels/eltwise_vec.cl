@@ -1,0 +1,132 @@
+// Element-wise fast paths for contiguous F32 tensors (host side: ocl-op-eltwise-vec.c): 16 values
+// per work-item with vload16 / vstore16, a 2-D launch over (16-value chunks of a row, rows), so no
+// index arithmetic per element. Pointers are the buffers; offsets and row strides are in floats.
+// Every other layout and type goes to the general kernels of eltwise.cl.
+
+#define VB_ADD 0
+#define VB_SUB 1
+#define VB_MUL 2
+#define VB_DIV 3
+
+inline float16 vbin(float16 x, float16 y, int op) {
+    switch (op) {
+        case VB_ADD: return x + y;
+        case VB_SUB: return x - y;
+        case VB_MUL: return x * y;
+        default:     return x / y;
+    }
+}
+
+inline float sbin(float x, float y, int op) {
+    switch (op) {
+        case VB_ADD: return x + y;
+        case VB_SUB: return x - y;
+        case VB_MUL: return x * y;
+        default:     return x / y;
+    }
+}
+
+// dst row r = a row r (op) b row (r or 0: b_rows is 0 when b is one row broadcast over every row)
+__kernel void k_vbinary(__global const float * a, ulong oa, __global const float * b, ulong ob, long b_rows,
+                        __global float * d, ulong od, long ne0, int op) {
+    const long j = get_global_id(0) * 16;
+    const long r = get_global_id(1);
+    const __global float * x = a + oa + r*ne0;
+    const __global float * y = b + ob + (b_rows ? r*ne0 : 0);
+    __global float * z = d + od + r*ne0;
+    if (j + 16 <= ne0) {
+        vstore16(vbin(vload16(0, x + j), vload16(0, y + j), op), 0, z + j);
+    } else {
+        for (long k = j; k < ne0; k++) {
+            z[k] = sbin(x[k], y[k], op);
+        }
+    }
+}
+
+// dst = a * s + bias
+__kernel void k_vscale(__global const float * a, ulong oa, __global float * d, ulong od, long ne0, float s, float bias) {
+    const long j = get_global_id(0) * 16;
+    const long r = get_global_id(1);
+    const __global float * x = a + oa + r*ne0;
+    __global float * z = d + od + r*ne0;
+    if (j + 16 <= ne0) {
+        vstore16(vload16(0, x + j) * s + bias, 0, z + j);
+    } else {
+        for (long k = j; k < ne0; k++) {
+            z[k] = x[k] * s + bias;
+        }
+    }
+}
+
+// SWIGLU: dst row r = silu(x row r) * g row r, x and g rows at their own strides (the halves of one
+// tensor's rows, or two tensors)
+__kernel void k_vswiglu(__global const float * a, ulong oa, long sa, __global const float * b, ulong ob, long sb,
+                        __global float * d, ulong od, long nc) {
+    const long j = get_global_id(0) * 16;
+    const long r = get_global_id(1);
+    const __global float * x = a + oa + r*sa;
+    const __global float * g = b + ob + r*sb;
+    __global float * z = d + od + r*nc;
+    if (j + 16 <= nc) {
+        const float16 v = vload16(0, x + j);
+        vstore16(v / (1.0f + exp(-v)) * vload16(0, g + j), 0, z + j);
+    } else {
+        for (long k = j; k < nc; k++) {
+            z[k] = x[k] / (1.0f + exp(-x[k])) * g[k];
+        }
+    }
+}
+
+// RMS_NORM, one work-item per row (for CPU devices, where a work-group reduction costs barriers):
+// dst row = a row / sqrt(mean of squares + eps)
+__kernel void k_vrms_norm(__global const float * a, ulong oa, __global float * d, ulong od, long ne0, float eps) {
+    const long r = get_global_id(0);
+    const __global float * x = a + oa + r*ne0;
+    __global float * z = d + od + r*ne0;
+    const long n16 = ne0 / 16;
+    float16 acc = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        const float16 v = vload16(k, x);
+        acc = fma(v, v, acc);
+    }
+    const float8 h = acc.lo + acc.hi;
+    const float4 q = h.lo + h.hi;
+    float s = (q.x + q.y) + (q.z + q.w);
+    for (long k = n16*16; k < ne0; k++) {
+        s = fma(x[k], x[k], s);
+    }
+    const float scale = rsqrt(s / (float) ne0 + eps);
+    for (long k = 0; k < n16; k++) {
+        vstore16(vload16(k, x) * scale, k, z);
+    }
+    for (long k = n16*16; k < ne0; k++) {
+        z[k] = x[k] * scale;
+    }
+}
+
+// CPY / DUP / CONT between contiguous F32 and F16 tensors of the same number of elements (flat
+// order), 16 values per work-item; offsets in elements of each tensor's type
+__kernel void k_vcpy(__global const char * src, ulong os, int st, __global char * dst, ulong od, int dt, long n) {
+    const long i = get_global_id(0) * 16;
+    const __global float * sf = (const __global float *) src + os;
+    const __global half  * sh = (const __global half *) src + os;
+    __global float * df = (__global float *) dst + od;
+    __global half  * dh = (__global half *) dst + od;
+    if (i + 16 <= n) {
+        const float16 v = st == T_F16 ? vload_half16(0, sh + i) : vload16(0, sf + i);
+        if (dt == T_F16) {
+            vstore_half16_rte(v, 0, dh + i);
+        } else {
+            vstore16(v, 0, df + i);
+        }
+    } else {
+        for (long k = i; k < n; k++) {
+            const float v = st == T_F16 ? vload_half(k, sh) : sf[k];
+            if (dt == T_F16) {
+                vstore_half_rte(v, k, dh);
+            } else {
+                df[k] = v;
+            }
+        }
+    }
+}

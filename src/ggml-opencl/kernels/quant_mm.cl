@@ -1,0 +1,337 @@
+// Fast MUL_MAT with quantized weights, and MUL_MAT_ID with quantized or float weights (host side:
+// ocl-quant-mm.c). kernels/common.cl comes first.
+//
+// dst(n, m, i2, i3) = sum_k a(k, n, a2, a3) * b(k, m, i2, i3), a quantized [K, N, A2, A3] (whole
+// blocks, rows and offsets 2-byte aligned), b F32 with contiguous rows (4-byte aligned), dst F32;
+// a broadcast over dims 2 and 3; work dimension 2 runs over the batches i2 + B2*i3.
+//
+// One kernel per weight type (the type is a compile-time constant, so each block decoder below is
+// straight-line vector code). The weights are decoded 32 values at a time into two float16
+// registers, never stored:
+//   mvq_<type>  few columns: a work-item computes MVQ_RN rows of one column; each decoded
+//               group meets one 32-value slice of b.
+//   mmq_<type>  many columns: a work-item computes an MMQ_RM x MMQ_RN block (MMQ_RM columns of b,
+//               MMQ_RN rows of a), so a decoded group is used MMQ_RM times.
+// Block formats: kernels/quant.cl and docs/quantization.md.
+
+#pragma OPENCL FP_CONTRACT ON
+#define MAD(x, y, z) ((x)*(y) + (z))
+#define UNROLL _Pragma("unroll")
+
+#define MVQ_RN 4
+#define MMQ_RM 6
+#define MMQ_RN 2
+
+#define QT_Q4_0  2
+#define QT_Q4_1  3
+#define QT_Q5_0  6
+#define QT_Q5_1  7
+#define QT_Q8_0  8
+#define QT_Q4_K  12
+#define QT_Q5_K  13
+#define QT_Q6_K  14
+#define QT_MXFP4 39
+
+inline float hload(const __global uchar * p) {
+    return vload_half(0, (const __global half *) p);
+}
+
+inline uint u32_at(const __global uchar * p) {
+    return (uint) p[0] | ((uint) p[1] << 8) | ((uint) p[2] << 16) | ((uint) p[3] << 24);
+}
+
+// the fifth bits of 16 values: bits sh .. sh + 15 of qh, each moved to bit 4
+inline uint16 fifth_bits(uint qh, uint sh) {
+    const uint16 bit = (uint16) (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + sh;
+    return (((uint16) qh >> bit) & 1u) << 4;
+}
+
+// E2M1 nibbles (sign, 2-bit exponent, 1-bit mantissa) as twice their value: 0 1 2 3 4 6 8 12
+inline float16 e2m1x2(uchar16 nib) {
+    const int16 n = convert_int16(nib);
+    const int16 e = (n >> 1) & 3;
+    const int16 mant = n & 1;
+    const int16 mag = select(mant, (2 | mant) << max(e - 1, 0), e != 0);
+    return convert_float16(select(mag, -mag, (n & 8) != 0));
+}
+
+// 6-bit scale and min of group g of a Q4_K / Q5_K block (scales: the block's 12 bytes)
+inline void kq_scale_min(const __global uchar * q, int g, float * sc, float * mn) {
+    if (g < 4) {
+        *sc = (float) (q[g] & 63);
+        *mn = (float) (q[g + 4] & 63);
+    } else {
+        *sc = (float) ((q[g + 4] & 15) | ((q[g - 4] >> 6) << 4));
+        *mn = (float) ((q[g + 4] >> 4) | ((q[g] >> 6) << 4));
+    }
+}
+
+// the 32 values of group s of a row: *lo values 0..15, *hi values 16..31
+__attribute__((always_inline))
+inline void decode32(const __global uchar * row, long s, const int t, float16 * lo, float16 * hi) {
+    if (t == T_F32) {
+        *lo = vload16(2*s, (const __global float *) row);
+        *hi = vload16(2*s + 1, (const __global float *) row);
+    } else if (t == T_F16) {
+        *lo = vload_half16(2*s, (const __global half *) row);
+        *hi = vload_half16(2*s + 1, (const __global half *) row);
+    } else if (t == T_BF16) {
+        *lo = as_float16(convert_uint16(vload16(2*s, (const __global ushort *) row)) << 16);
+        *hi = as_float16(convert_uint16(vload16(2*s + 1, (const __global ushort *) row)) << 16);
+    } else if (t == QT_Q8_0) {
+        const __global uchar * p = row + s*34;
+        const float d = hload(p);
+        const __global char * q = (const __global char *) (p + 2);
+        *lo = convert_float16(vload16(0, q)) * d;
+        *hi = convert_float16(vload16(1, q)) * d;
+    } else if (t == QT_Q4_0 || t == QT_Q4_1) {
+        const bool m1 = t == QT_Q4_1;
+        const __global uchar * p = row + s*(m1 ? 20 : 18);
+        const float d = hload(p);
+        const float m = m1 ? hload(p + 2) : -8.0f*d;
+        const uchar16 q = vload16(0, p + (m1 ? 4 : 2));
+        *lo = MAD(convert_float16(q & (uchar) 15), d, m);
+        *hi = MAD(convert_float16(q >> (uchar) 4), d, m);
+    } else if (t == QT_Q5_0 || t == QT_Q5_1) {
+        const bool m1 = t == QT_Q5_1;
+        const __global uchar * p = row + s*(m1 ? 24 : 22);
+        const float d = hload(p);
+        const float m = m1 ? hload(p + 2) : -16.0f*d;
+        const uint qh = u32_at(p + (m1 ? 4 : 2));
+        const uint16 q = convert_uint16(vload16(0, p + (m1 ? 8 : 6)));
+        *lo = MAD(convert_float16((q & 15u) | fifth_bits(qh, 0)), d, m);
+        *hi = MAD(convert_float16((q >> 4) | fifth_bits(qh, 16)), d, m);
+    } else if (t == QT_MXFP4) {
+        const __global uchar * p = row + s*17;
+        const uint e = p[0];
+        // 2^(e - 127) / 2: the nibbles decode to twice their value
+        const float d = as_float(e < 2 ? 0x00200000u << e : (e - 1) << 23);
+        const uchar16 q = vload16(0, p + 1);
+        *lo = e2m1x2(q & (uchar) 15) * d;
+        *hi = e2m1x2(q >> (uchar) 4) * d;
+    } else if (t == QT_Q4_K || t == QT_Q5_K) {
+        const bool five = t == QT_Q5_K;
+        const __global uchar * p = row + (s >> 3)*(five ? 176 : 144);
+        const int g = (int) (s & 7);
+        float sc, mn;
+        kq_scale_min(p + 4, g, &sc, &mn);
+        const float d = hload(p) * sc;
+        const float m = -hload(p + 2) * mn;
+        const __global uchar * qs = p + (five ? 48 : 16) + 32*(g >> 1);
+        const uint shift = (uint) (g & 1) * 4;
+        uint16 ql = (convert_uint16(vload16(0, qs)) >> shift) & 15u;
+        uint16 qhh = (convert_uint16(vload16(1, qs)) >> shift) & 15u;
+        if (five) {
+            const __global uchar * qh = p + 16;
+            ql  |= ((convert_uint16(vload16(0, qh)) >> (uint) g) & 1u) << 4;
+            qhh |= ((convert_uint16(vload16(1, qh)) >> (uint) g) & 1u) << 4;
+        }
+        *lo = MAD(convert_float16(ql), d, m);
+        *hi = MAD(convert_float16(qhh), d, m);
+    } else if (t == QT_Q6_K) {
+        const __global uchar * p = row + (s >> 3)*210;
+        const int g = (int) (s & 7);
+        const int h = g >> 2, k = g & 3;
+        const float d = hload(p + 208);
+        const __global uchar * ql = p + 64*h + 32*(k & 1);
+        const __global uchar * qh = p + 128 + 32*h;
+        const __global char * sc = (const __global char *) (p + 192) + 8*h + 2*k;
+        const uint ls = (uint) (k >> 1) * 4, hs = (uint) (2*k);
+        const int16 q0 = convert_int16(((convert_uint16(vload16(0, ql)) >> ls) & 15u) | (((convert_uint16(vload16(0, qh)) >> hs) & 3u) << 4)) - 32;
+        const int16 q1 = convert_int16(((convert_uint16(vload16(1, ql)) >> ls) & 15u) | (((convert_uint16(vload16(1, qh)) >> hs) & 3u) << 4)) - 32;
+        *lo = convert_float16(q0) * (d * (float) sc[0]);
+        *hi = convert_float16(q1) * (d * (float) sc[1]);
+    }
+}
+
+inline float sum16(float16 v) {
+    const float8 h = v.lo + v.hi;
+    const float4 q = h.lo + h.hi;
+    const float2 d = q.lo + q.hi;
+    return d.x + d.y;
+}
+
+// byte offsets of matrix (i2, i3) of a (broadcast), b and dst; batch = i2 + B2*i3
+inline void qbatch_offsets(const tdesc ad, const tdesc bd, const tdesc dd, long batch,
+                           ulong * oa, ulong * ob, ulong * od) {
+    const long i2 = batch % bd.ne[2];
+    const long i3 = batch / bd.ne[2];
+    *oa = ad.offs + (i2 / (bd.ne[2] / ad.ne[2]))*ad.nb[2] + (i3 / (bd.ne[3] / ad.ne[3]))*ad.nb[3];
+    *ob = bd.offs + i2*bd.nb[2] + i3*bd.nb[3];
+    *od = dd.offs + i2*dd.nb[2] + i3*dd.nb[3];
+}
+
+// MVQ_RN values dst(n0 .. n0 + MVQ_RN - 1, m) per work-item; rows past N are clamped to the last
+// one and not stored
+__attribute__((always_inline))
+inline void mvq(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                __global char * dst, const tdesc dd, const int t) {
+    const long N = ad.ne[1];
+    const long n0 = get_global_id(0) * MVQ_RN;
+    const long m = get_global_id(1);
+    if (n0 >= N || m >= bd.ne[1]) {
+        return;
+    }
+    ulong oa, ob, od;
+    qbatch_offsets(ad, bd, dd, get_global_id(2), &oa, &ob, &od);
+    const __global uchar * pa[MVQ_RN];
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        pa[j] = a + oa + min(n0 + j, N - 1) * ad.nb[1];
+    }
+    const __global float * pb = (const __global float *) (b + ob + m*bd.nb[1]);
+    float16 acc[MVQ_RN];
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        acc[j] = (float16) 0.0f;
+    }
+    const long ns = ad.ne[0] / 32;
+    for (long s = 0; s < ns; s++) {
+        const float16 b0 = vload16(2*s, pb);
+        const float16 b1 = vload16(2*s + 1, pb);
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            float16 lo, hi;
+            decode32(pa[j], s, t, &lo, &hi);
+            acc[j] = MAD(lo, b0, acc[j]);
+            acc[j] = MAD(hi, b1, acc[j]);
+        }
+    }
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        if (n0 + j < N) {
+            *(__global float *) (dst + od + (n0 + j)*dd.nb[0] + m*dd.nb[1]) = sum16(acc[j]);
+        }
+    }
+}
+
+// an MMQ_RM x MMQ_RN block of dst per work-item (columns m0.., rows n0..); out-of-range rows and
+// columns are clamped and not stored
+__attribute__((always_inline))
+inline void mmq(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                __global char * dst, const tdesc dd, const int t) {
+    const long N = ad.ne[1];
+    const long M = bd.ne[1];
+    const long n0 = get_global_id(0) * MMQ_RN;
+    const long m0 = get_global_id(1) * MMQ_RM;
+    if (n0 >= N || m0 >= M) {
+        return;
+    }
+    ulong oa, ob, od;
+    qbatch_offsets(ad, bd, dd, get_global_id(2), &oa, &ob, &od);
+    const __global uchar * pa[MMQ_RN];
+    const __global float * pb[MMQ_RM];
+    UNROLL for (int j = 0; j < MMQ_RN; j++) {
+        pa[j] = a + oa + min(n0 + j, N - 1) * ad.nb[1];
+    }
+    UNROLL for (int i = 0; i < MMQ_RM; i++) {
+        pb[i] = (const __global float *) (b + ob + min(m0 + i, M - 1) * bd.nb[1]);
+    }
+    // 8-wide accumulators (the two halves of each 16-wide product summed): fewer registers
+    float8 acc[MMQ_RM][MMQ_RN];
+    UNROLL for (int i = 0; i < MMQ_RM; i++) {
+        UNROLL for (int j = 0; j < MMQ_RN; j++) {
+            acc[i][j] = (float8) 0.0f;
+        }
+    }
+    const long ns = ad.ne[0] / 32;
+    for (long s = 0; s < ns; s++) {
+        float16 lo[MMQ_RN], hi[MMQ_RN];
+        UNROLL for (int j = 0; j < MMQ_RN; j++) {
+            decode32(pa[j], s, t, &lo[j], &hi[j]);
+        }
+        UNROLL for (int i = 0; i < MMQ_RM; i++) {
+            const float16 b0 = vload16(2*s, pb[i]);
+            const float16 b1 = vload16(2*s + 1, pb[i]);
+            UNROLL for (int j = 0; j < MMQ_RN; j++) {
+                float8 x = acc[i][j];
+                x = MAD(lo[j].lo, b0.lo, x);
+                x = MAD(lo[j].hi, b0.hi, x);
+                x = MAD(hi[j].lo, b1.lo, x);
+                x = MAD(hi[j].hi, b1.hi, x);
+                acc[i][j] = x;
+            }
+        }
+    }
+    UNROLL for (int i = 0; i < MMQ_RM; i++) {
+        UNROLL for (int j = 0; j < MMQ_RN; j++) {
+            if (m0 + i < M && n0 + j < N) {
+                const float4 q = acc[i][j].lo + acc[i][j].hi;
+                *(__global float *) (dst + od + (n0 + j)*dd.nb[0] + (m0 + i)*dd.nb[1]) = (q.x + q.y) + (q.z + q.w);
+            }
+        }
+    }
+}
+
+// MUL_MAT_ID: dst(n, e, tok) = sum_k as(k, n, ids(e, tok)) * b(k, e % b.ne1, tok); as [K, N,
+// n_expert], b F32 [K, n_b, n_tok], ids I32 [n_used, n_tok], dst F32 [N, n_used, n_tok]. A
+// work-item computes MVQ_RN rows for one (e, tok) (global ids 0, 1, 2); an id outside the experts
+// gives zeros.
+__attribute__((always_inline))
+inline void mvq_id(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                   const __global char * ids, const tdesc idd, __global char * dst, const tdesc dd, const int t) {
+    const long N = ad.ne[1];
+    const long n0 = get_global_id(0) * MVQ_RN;
+    const long e = get_global_id(1);
+    const long tok = get_global_id(2);
+    if (n0 >= N || e >= idd.ne[0]) {
+        return;
+    }
+    const long x = *(const __global int *) TPTR(ids, idd, e, tok, 0, 0);
+    __global char * out = dst + dd.offs + e*dd.nb[1] + tok*dd.nb[2];
+    float r[MVQ_RN];
+    if (x < 0 || x >= ad.ne[2]) {
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            r[j] = 0.0f;
+        }
+    } else {
+        const __global uchar * pa[MVQ_RN];
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            pa[j] = a + ad.offs + x*ad.nb[2] + min(n0 + j, N - 1) * ad.nb[1];
+        }
+        const __global float * pb = (const __global float *) (b + bd.offs + (e % bd.ne[1])*bd.nb[1] + tok*bd.nb[2]);
+        float16 acc[MVQ_RN];
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            acc[j] = (float16) 0.0f;
+        }
+        const long ns = ad.ne[0] / 32;
+        for (long s = 0; s < ns; s++) {
+            const float16 b0 = vload16(2*s, pb);
+            const float16 b1 = vload16(2*s + 1, pb);
+            UNROLL for (int j = 0; j < MVQ_RN; j++) {
+                float16 lo, hi;
+                decode32(pa[j], s, t, &lo, &hi);
+                acc[j] = MAD(lo, b0, acc[j]);
+                acc[j] = MAD(hi, b1, acc[j]);
+            }
+        }
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            r[j] = sum16(acc[j]);
+        }
+    }
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        if (n0 + j < N) {
+            *(__global float *) (out + (n0 + j)*dd.nb[0]) = r[j];
+        }
+    }
+}
+
+#define QMM_ID_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
+                    __global const char * ids, const tdesc idd, __global char * dst, const tdesc dd
+
+#define QMM_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
+                 __global char * dst, const tdesc dd
+
+#define DEFINE_QMM(name, t) \
+    __kernel void mvq_##name(QMM_ARGS) { mvq(a, ad, b, bd, dst, dd, t); } \
+    __kernel void mmq_##name(QMM_ARGS) { mmq(a, ad, b, bd, dst, dd, t); } \
+    __kernel void mvq_id_##name(QMM_ID_ARGS) { mvq_id(a, ad, b, bd, ids, idd, dst, dd, t); }
+
+DEFINE_QMM(q4_0,  QT_Q4_0)
+DEFINE_QMM(q4_1,  QT_Q4_1)
+DEFINE_QMM(q5_0,  QT_Q5_0)
+DEFINE_QMM(q5_1,  QT_Q5_1)
+DEFINE_QMM(q8_0,  QT_Q8_0)
+DEFINE_QMM(q4_k,  QT_Q4_K)
+DEFINE_QMM(q5_k,  QT_Q5_K)
+DEFINE_QMM(q6_k,  QT_Q6_K)
+DEFINE_QMM(mxfp4, QT_MXFP4)
+DEFINE_QMM(f32,   T_F32)
+DEFINE_QMM(f16,   T_F16)
+DEFINE_QMM(bf16,  T_BF16)

@@ -1,0 +1,166 @@
+// Fast MUL_MAT with quantized weights (kernels/quant_mm.cl, GGML_OCL_PROG_QUANT_MM): one kernel
+// per weight type with the blocks decoded into vector registers; a GEMV (4 rows of one column per
+// work-item) for few columns, a register-blocked kernel (6 columns x 2 rows per work-item) for
+// many. ocl-quant.c calls it first and keeps its general kernel (any b type and layout) for the
+// rest. MUL_MAT_ID (quantized, F32, F16 or BF16 expert weights, F32 activations): the GEMV kernel
+// with each (expert slot, token)'s weights chosen by its id.
+
+#include "ggml-opencl-impl.h"
+
+#include <stdint.h>
+
+// keep in sync with kernels/quant_mm.cl
+#define MVQ_RN 4
+#define MMQ_RM 6
+#define MMQ_RN 2
+
+// products with at most this many columns use the GEMV kernel (each column decodes the weights
+// again; above it the blocked kernel's reuse pays)
+#define MVQ_MAX_M 2
+
+// work-group of the GEMV and of the blocked kernel, shrunk while there are fewer groups than this
+#define QMM_WG 16
+#define QMM_MIN_GROUPS 16
+
+struct qmm_names {
+    enum ggml_type type;
+    const char * mv;
+    const char * mm;
+    const char * mv_id;
+};
+
+// the float types serve MUL_MAT_ID only (MUL_MAT with float weights is ocl-matmul.c's)
+static const struct qmm_names qmm_kernels[] = {
+    { GGML_TYPE_Q4_0,  "mvq_q4_0",  "mmq_q4_0",  "mvq_id_q4_0"  },
+    { GGML_TYPE_Q4_1,  "mvq_q4_1",  "mmq_q4_1",  "mvq_id_q4_1"  },
+    { GGML_TYPE_Q5_0,  "mvq_q5_0",  "mmq_q5_0",  "mvq_id_q5_0"  },
+    { GGML_TYPE_Q5_1,  "mvq_q5_1",  "mmq_q5_1",  "mvq_id_q5_1"  },
+    { GGML_TYPE_Q8_0,  "mvq_q8_0",  "mmq_q8_0",  "mvq_id_q8_0"  },
+    { GGML_TYPE_Q4_K,  "mvq_q4_k",  "mmq_q4_k",  "mvq_id_q4_k"  },
+    { GGML_TYPE_Q5_K,  "mvq_q5_k",  "mmq_q5_k",  "mvq_id_q5_k"  },
+    { GGML_TYPE_Q6_K,  "mvq_q6_k",  "mmq_q6_k",  "mvq_id_q6_k"  },
+    { GGML_TYPE_MXFP4, "mvq_mxfp4", "mmq_mxfp4", "mvq_id_mxfp4" },
+    { GGML_TYPE_F32,   NULL,        NULL,        "mvq_id_f32"   },
+    { GGML_TYPE_F16,   NULL,        NULL,        "mvq_id_f16"   },
+    { GGML_TYPE_BF16,  NULL,        NULL,        "mvq_id_bf16"  },
+};
+
+static const struct qmm_names * names_of(enum ggml_type t) {
+    for (size_t i = 0; i < sizeof(qmm_kernels)/sizeof(qmm_kernels[0]); i++) {
+        if (qmm_kernels[i].type == t) {
+            return &qmm_kernels[i];
+        }
+    }
+    return NULL;
+}
+
+static bool multiple_of(const struct ggml_tensor * t, size_t align) {
+    for (int i = 1; i < GGML_MAX_DIMS; i++) {
+        if (t->nb[i] % align != 0) {
+            return false;
+        }
+    }
+    // device buffers sit at an aligned (fake) base address, so this is the offset's alignment
+    return (uintptr_t) t->data % align == 0;
+}
+
+bool ggml_ocl_quant_mm_supports(struct ggml_ocl_device * d, const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    if (op->op != GGML_OP_MUL_MAT || a == NULL || b == NULL || names_of(a->type) == NULL || names_of(a->type)->mv == NULL) {
+        return false;
+    }
+    // the general kernel's conditions (ggml_ocl_quant_supports) hold; here only the layout: a's
+    // blocks 2-byte aligned (the half scales), b F32 rows contiguous and 4-byte aligned, dst F32
+    if (b->type != GGML_TYPE_F32 || b->nb[0] != sizeof(float) || op->type != GGML_TYPE_F32 ||
+        a->ne[0] % 32 != 0 || a->nb[0] != ggml_type_size(a->type) || !multiple_of(a, 2) ||
+        !multiple_of(b, sizeof(float)) || !multiple_of(op, sizeof(float)) || op->nb[0] != sizeof(float)) {
+        return false;
+    }
+    return ggml_ocl_program_ready(d, GGML_OCL_PROG_QUANT_MM);
+}
+
+static size_t div_up(size_t x, size_t y) {
+    return (x + y - 1) / y;
+}
+
+enum ggml_status ggml_ocl_quant_mm(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    const struct qmm_names * names = names_of(op->src[0]->type);
+    if (names == NULL || names->mv == NULL) {
+        GGML_LOG_ERROR("%s: no fast kernel for %s weights\n", __func__, ggml_type_name(op->src[0]->type));
+        return GGML_STATUS_FAILED;
+    }
+    if (ggml_nelements(op) == 0) {
+        return GGML_STATUS_SUCCESS;
+    }
+    const size_t N = (size_t) op->ne[0];
+    const size_t M = (size_t) op->ne[1];
+    const size_t batches = (size_t) op->ne[2] * (size_t) op->ne[3];
+    const bool mv = M <= MVQ_MAX_M;
+    const size_t items0 = div_up(N, mv ? MVQ_RN : MMQ_RN);
+    const size_t items1 = mv ? M : div_up(M, MMQ_RM);
+    size_t local0 = ggml_ocl_wg_size(be->dev, QMM_WG);
+    while (local0 > 1 && div_up(items0, local0) * items1 * batches < QMM_MIN_GROUPS) {
+        local0 /= 2;
+    }
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_MM, mv ? names->mv : names->mm)) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op->src[0]);
+    ggml_ocl_arg_tensor(&a, op->src[1]);
+    ggml_ocl_arg_tensor(&a, op);
+    const size_t global[3] = { div_up(items0, local0) * local0, items1, batches };
+    const size_t local[3]  = { local0, 1, 1 };
+    return ggml_ocl_launch_nd(&a, 3, global, local);
+}
+
+bool ggml_ocl_quant_mm_id_supports(const struct ggml_tensor * op) {
+    const struct ggml_tensor * as  = op->src[0];
+    const struct ggml_tensor * b   = op->src[1];
+    const struct ggml_tensor * ids = op->src[2];
+    if (op->op != GGML_OP_MUL_MAT_ID || as == NULL || b == NULL || ids == NULL || names_of(as->type) == NULL) {
+        return false;
+    }
+    // whole 32-value groups along k; rows aligned for the vector loads (the half scales, or the
+    // float elements)
+    const size_t align = as->type == GGML_TYPE_F32 ? 4 : 2;
+    if (as->ne[0] % 32 != 0 || as->nb[0] != ggml_type_size(as->type) || !multiple_of(as, align) ||
+        b->type != GGML_TYPE_F32 || b->nb[0] != sizeof(float) || !multiple_of(b, sizeof(float)) ||
+        ids->type != GGML_TYPE_I32 || op->type != GGML_TYPE_F32 || op->nb[0] != sizeof(float) ||
+        !multiple_of(op, sizeof(float))) {
+        return false;
+    }
+    return as->ne[3] == 1 && b->ne[3] == 1 && ids->ne[2] == 1 && ids->ne[3] == 1 && b->ne[1] > 0 &&
+           as->ne[0] == b->ne[0] && ids->ne[1] == b->ne[2] && ids->ne[0] % b->ne[1] == 0 &&
+           op->ne[0] == as->ne[1] && op->ne[1] == ids->ne[0] && op->ne[2] == b->ne[2] && op->ne[3] == 1;
+}
+
+enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    const struct qmm_names * names = names_of(op->src[0]->type);
+    if (names == NULL) {
+        GGML_LOG_ERROR("%s: no MUL_MAT_ID kernel for %s weights\n", __func__, ggml_type_name(op->src[0]->type));
+        return GGML_STATUS_FAILED;
+    }
+    if (ggml_nelements(op) == 0) {
+        return GGML_STATUS_SUCCESS;
+    }
+    const size_t items0 = div_up((size_t) op->ne[0], MVQ_RN);
+    const size_t n_used = (size_t) op->ne[1];
+    const size_t n_tok  = (size_t) op->ne[2];
+    size_t local0 = ggml_ocl_wg_size(be->dev, QMM_WG);
+    while (local0 > 1 && div_up(items0, local0) * n_used * n_tok < QMM_MIN_GROUPS) {
+        local0 /= 2;
+    }
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_MM, names->mv_id)) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op->src[0]);
+    ggml_ocl_arg_tensor(&a, op->src[1]);
+    ggml_ocl_arg_tensor(&a, op->src[2]);
+    ggml_ocl_arg_tensor(&a, op);
+    const size_t global[3] = { div_up(items0, local0) * local0, n_used, n_tok };
+    const size_t local[3]  = { local0, 1, 1 };
+    return ggml_ocl_launch_nd(&a, 3, global, local);
+}

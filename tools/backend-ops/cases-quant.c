@@ -1,0 +1,288 @@
+// backend-ops cases: quantized tensors and the mixture-of-experts ops.
+//   MUL_MAT with quantized weights, MUL_MAT_ID (every weight type: F32, F16, BF16 and every
+//   quantized type), ADD_ID, GET_ROWS of quantized rows, CPY of a quantized tensor to F32 and of
+//   F32 into every type with a quantizer, SET_ROWS into a quantized tensor, DUP of a quantized
+//   tensor and CONT of a permuted one (whole blocks moved).
+// Quantized inputs are random F32 quantized with the type's reference quantizer (data.c); the
+// reference reads them dequantized, so the bound (5e-4 for products, exact for data movement)
+// covers only the backend's own arithmetic: activations quantized to Q8_0 / Q8_1 / Q8_K, float
+// sums. Every type with a dequantizer gets cases; a backend reports the types it lacks as not
+// supported.
+//
+// Sampling: the types most models use (COMMON below) run every shape; every other type runs a
+// rotating sample of the shapes, so that each shape meets many types and a run stays short.
+
+#include "bops.h"
+
+#include <string.h>
+
+static bool quant_type_usable(enum ggml_type t) {
+    const struct ggml_type_traits * tr = ggml_get_type_traits(t);
+    return ggml_is_quantized(t) && tr->blck_size > 0 && tr->type_size > 0 && tr->to_float != NULL &&
+           tr->blck_size <= 256;
+}
+
+static bool quant_type_common(enum ggml_type t) {
+    return t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q6_K;
+}
+
+// the weight types of the products: F32, F16, BF16, then every usable quantized type
+static int weight_types(enum ggml_type * out) {
+    int n = 0;
+    out[n++] = GGML_TYPE_F32;
+    out[n++] = GGML_TYPE_F16;
+    out[n++] = GGML_TYPE_BF16;
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        if (quant_type_usable((enum ggml_type) t)) {
+            out[n++] = (enum ggml_type) t;
+        }
+    }
+    return n;
+}
+
+// whether sample s of n_shapes runs for the type at position ti of the list
+static bool sampled(enum ggml_type t, int ti, int s, int n_shapes) {
+    if (!ggml_is_quantized(t) || quant_type_common(t)) {
+        return true;
+    }
+    return s == ti % n_shapes || s == (ti + n_shapes/2) % n_shapes;
+}
+
+//
+// MUL_MAT with quantized weights: a = t[0] ne[0], b = F32 ne[1]
+//
+
+static struct ggml_tensor * build_qmatmul(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = bops_input(g, GGML_TYPE_F32, c->ne[1], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    return a != NULL && b != NULL ? ggml_mul_mat(g->ctx, a, b) : NULL;
+}
+
+static bool cases_qmatmul(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    // k, rows of a, rows of b, a's batch, b's batch (decode, few columns, prompt, broadcast)
+    static const struct { int64_t k, m, n, a2, b2; } mm[] = {
+        { 256, 16, 1, 1, 1 }, { 256, 16, 8, 1, 1 }, { 512, 33, 35, 1, 1 }, { 256, 16, 9, 2, 6 },
+    };
+    const int ns = (int) (sizeof(mm)/sizeof(mm[0]));
+    for (int ti = 3; ti < n_types; ti++) { // the float types have their own MUL_MAT cases
+        for (int s = 0; s < ns; s++) {
+            if (!sampled(types[ti], ti, s, ns)) {
+                continue;
+            }
+            const int64_t na[4] = { mm[s].k, mm[s].m, mm[s].a2, 1 };
+            const int64_t nb[4] = { mm[s].k, mm[s].n, mm[s].b2, 1 };
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT), build_qmatmul,
+                    "type_a=%s,type_b=f32,ne_a=%s,ne_b=%s", bops_tname(types[ti]), bops_ne_str(na), bops_ne_str(nb));
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = types[ti];
+            memcpy(c->ne[0], na, sizeof(na));
+            memcpy(c->ne[1], nb, sizeof(nb));
+        }
+    }
+    return true;
+}
+
+//
+// MUL_MAT_ID: as = t[0] [k, m, i[0] experts], b = F32 [k, i[2], n_tok], ids I32 [i[1] used, n_tok]
+// (each token's experts distinct); i[3] = n_tok
+//
+
+static struct ggml_tensor * build_mul_mat_id(struct bop_graph * g, const struct bop_case * c) {
+    const int64_t n_expert = c->i[0], n_used = c->i[1], n_b = c->i[2], n_tok = c->i[3];
+    const int64_t na[4] = { c->ne[0][0], c->ne[0][1], n_expert, 1 };
+    const int64_t nb[4] = { c->ne[0][0], n_b, n_tok, 1 };
+    const int64_t ni[4] = { n_used, n_tok, 1, 1 };
+    struct ggml_tensor * as  = bops_input(g, c->t[0], na, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b   = bops_input(g, GGML_TYPE_F32, nb, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * ids = bops_input(g, GGML_TYPE_I32, ni, BOP_LAYOUT_CONT, BOP_FILL_ROWPERM, 0.0, (double) n_expert);
+    return as != NULL && b != NULL && ids != NULL ? ggml_mul_mat_id(g->ctx, as, b, ids) : NULL;
+}
+
+static bool cases_mul_mat_id(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    // experts, used per token, rows of b per token (1: broadcast to every used expert), tokens
+    static const struct { int n_expert, n_used, n_b, n_tok; } sh[] = {
+        { 4, 1, 1, 1 }, { 4, 2, 2, 5 }, { 8, 4, 1, 32 }, { 32, 8, 8, 129 }, { 16, 4, 4, 32 }, { 8, 2, 1, 129 },
+    };
+    const int ns = (int) (sizeof(sh)/sizeof(sh[0]));
+    for (int ti = 0; ti < n_types; ti++) {
+        for (int s = 0; s < ns; s++) {
+            if (!sampled(types[ti], ti, s, ns)) {
+                continue;
+            }
+            const int64_t k = 256, m = 32;
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT_ID), build_mul_mat_id,
+                    "type_a=%s,type_b=f32,n_mats=%d,n_used=%d,b=%s,m=%lld,n=%d,k=%lld", bops_tname(types[ti]),
+                    sh[s].n_expert, sh[s].n_used, sh[s].n_b == 1 && sh[s].n_used > 1 ? "bcast" : "full",
+                    (long long) m, sh[s].n_tok, (long long) k);
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = types[ti];
+            bops_ne(c->ne[0], k, m, 1, 1);
+            c->i[0] = sh[s].n_expert;
+            c->i[1] = sh[s].n_used;
+            c->i[2] = sh[s].n_b;
+            c->i[3] = sh[s].n_tok;
+        }
+    }
+    return true;
+}
+
+//
+// ADD_ID: a F32 [n, i[1] used, i[3] tokens], b F32 [n, i[0] experts], ids [used, tokens]
+//
+
+static struct ggml_tensor * build_add_id(struct bop_graph * g, const struct bop_case * c) {
+    const int64_t n = c->ne[0][0];
+    const int64_t na[4] = { n, c->i[1], c->i[3], 1 };
+    const int64_t nb[4] = { n, c->i[0], 1, 1 };
+    const int64_t ni[4] = { c->i[1], c->i[3], 1, 1 };
+    struct ggml_tensor * a   = bops_input(g, GGML_TYPE_F32, na, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b   = bops_input(g, GGML_TYPE_F32, nb, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * ids = bops_input(g, GGML_TYPE_I32, ni, BOP_LAYOUT_CONT, BOP_FILL_ROWPERM, 0.0, (double) c->i[0]);
+    return a != NULL && b != NULL && ids != NULL ? ggml_add_id(g->ctx, a, b, ids) : NULL;
+}
+
+static bool cases_add_id(struct bop_cases * list) {
+    static const struct { int64_t n; int n_expert, n_used, n_tok; } sh[] = {
+        { 32, 4, 2, 1 }, { 129, 8, 4, 7 }, { 2880, 32, 4, 5 },
+    };
+    for (size_t s = 0; s < sizeof(sh)/sizeof(sh[0]); s++) {
+        struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_ADD_ID), build_add_id,
+                "n=%lld,n_experts=%d,n_used=%d,n_tokens=%d", (long long) sh[s].n, sh[s].n_expert, sh[s].n_used, sh[s].n_tok);
+        if (c == NULL) {
+            return false;
+        }
+        bops_ne(c->ne[0], sh[s].n, 1, 1, 1);
+        c->i[0] = sh[s].n_expert;
+        c->i[1] = sh[s].n_used;
+        c->i[3] = sh[s].n_tok;
+    }
+    return true;
+}
+
+//
+// GET_ROWS of quantized rows (F32 result): a = t[0] ne[0], ne[1][0] rows picked per plane;
+// CPY of a quantized tensor into F32 (dequantization): a = t[0] ne[0]
+//
+
+static struct ggml_tensor * build_qget_rows(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    const int64_t nb[4] = { c->ne[1][0], c->ne[0][2], c->ne[0][3], 1 };
+    struct ggml_tensor * b = bops_input(g, GGML_TYPE_I32, nb, BOP_LAYOUT_CONT, BOP_FILL_INDEX, 0.0, (double) c->ne[0][1]);
+    return a != NULL && b != NULL ? ggml_get_rows(g->ctx, a, b) : NULL;
+}
+
+static struct ggml_tensor * build_qcpy(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = a != NULL ? ggml_new_tensor(g->ctx, GGML_TYPE_F32, 4, a->ne) : NULL;
+    return a != NULL && b != NULL ? ggml_cpy(g->ctx, a, b) : NULL;
+}
+
+// CPY of F32 into a quantized tensor: a = F32 ne[0], into t[0]
+static struct ggml_tensor * build_qcpy_to(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, GGML_TYPE_F32, c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = a != NULL ? ggml_new_tensor(g->ctx, c->t[0], 4, a->ne) : NULL;
+    return a != NULL && b != NULL ? ggml_cpy(g->ctx, a, b) : NULL;
+}
+
+// SET_ROWS: destination t[0] ne[0] (quantized), F32 rows [ne0, ne[1][0], ne2, ne3], I64 indices
+static struct ggml_tensor * build_qset_rows(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    const int64_t nb[4] = { c->ne[0][0], c->ne[1][0], c->ne[0][2], c->ne[0][3] };
+    struct ggml_tensor * b = bops_input(g, GGML_TYPE_F32, nb, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    const int64_t ni[4] = { c->ne[1][0], c->ne[0][2], c->ne[0][3], 1 };
+    struct ggml_tensor * idx = bops_input(g, GGML_TYPE_I64, ni, BOP_LAYOUT_CONT, BOP_FILL_ROWPERM, 0.0, (double) c->ne[0][1]);
+    return a != NULL && b != NULL && idx != NULL ? ggml_set_rows(g->ctx, a, b, idx) : NULL;
+}
+
+// DUP of a quantized tensor (i[0] = 0), CONT of its dims 1 and 2 swapped (i[0] = 1)
+static struct ggml_tensor * build_qdup(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    if (a == NULL) {
+        return NULL;
+    }
+    if (c->i[0] == 0) {
+        return ggml_dup(g->ctx, a);
+    }
+    struct ggml_tensor * p = ggml_permute(g->ctx, a, 0, 2, 1, 3);
+    return p != NULL ? ggml_cont(g->ctx, p) : NULL;
+}
+
+static bool cases_qstore(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    for (int ti = 3; ti < n_types; ti++) {
+        const enum ggml_type t = types[ti];
+        const int64_t na[4] = { 256, 6, 2, 1 };
+        for (int mode = 0; mode < 2; mode++) {
+            struct bop_case * c = bops_add(list, ggml_op_name(mode ? GGML_OP_CONT : GGML_OP_DUP), build_qdup,
+                    "type=%s,ne=%s%s", bops_tname(t), bops_ne_str(na), mode ? ",permute=[0,2,1,3]" : "");
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = t;
+            memcpy(c->ne[0], na, sizeof(na));
+            c->i[0] = mode;
+        }
+        if (ggml_get_type_traits(t)->from_float_ref == NULL) {
+            continue; // no quantizer: nothing is stored into this type
+        }
+        const int64_t nc[4] = { 512, 3, 2, 1 };
+        struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_CPY), build_qcpy_to, "type_src=f32,type_dst=%s,ne=%s",
+                bops_tname(t), bops_ne_str(nc));
+        if (c == NULL) {
+            return false;
+        }
+        c->t[0] = t;
+        memcpy(c->ne[0], nc, sizeof(nc));
+        c->lo = -4.0;
+        c->hi = 3.0;
+        const int64_t ns[4] = { 256, 10, 2, 1 };
+        c = bops_add(list, ggml_op_name(GGML_OP_SET_ROWS), build_qset_rows, "type=%s,type_idx=i64,ne_dst=%s,n_rows=3",
+                bops_tname(t), bops_ne_str(ns));
+        if (c == NULL) {
+            return false;
+        }
+        c->t[0] = t;
+        memcpy(c->ne[0], ns, sizeof(ns));
+        c->ne[1][0] = 3;
+    }
+    return true;
+}
+
+static bool cases_qrows(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    for (int ti = 3; ti < n_types; ti++) {
+        const int64_t na[4] = { 256, 10, 2, 1 };
+        struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_GET_ROWS), build_qget_rows,
+                "type=%s,ne_a=%s,n_rows=4", bops_tname(types[ti]), bops_ne_str(na));
+        if (c == NULL) {
+            return false;
+        }
+        c->t[0] = types[ti];
+        memcpy(c->ne[0], na, sizeof(na));
+        c->ne[1][0] = 4;
+        // a wide range: the scales of every block differ a lot
+        c->lo = -30.0;
+        c->hi = 30.0;
+
+        const int64_t nc[4] = { 512, 3, 2, 1 };
+        c = bops_add(list, ggml_op_name(GGML_OP_CPY), build_qcpy, "type_src=%s,type_dst=f32,ne=%s",
+                bops_tname(types[ti]), bops_ne_str(nc));
+        if (c == NULL) {
+            return false;
+        }
+        c->t[0] = types[ti];
+        memcpy(c->ne[0], nc, sizeof(nc));
+        c->lo = -0.5;
+        c->hi = 0.25;
+    }
+    return true;
+}
+
+bool bops_cases_quant(struct bop_cases * list) {
+    enum ggml_type types[GGML_TYPE_COUNT + 3];
+    const int n_types = weight_types(types);
+    return cases_qmatmul(list, types, n_types) && cases_mul_mat_id(list, types, n_types) && cases_add_id(list) &&
+           cases_qrows(list, types, n_types) && cases_qstore(list, types, n_types);
+}
