@@ -920,6 +920,8 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order);
     // I32 indices of the k largest elements of each row: [k, ne1, ne2, ne3], largest first
     GGML_API struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
+    // the indices of each row's k largest elements, largest first: a view of ggml_argsort(a, DESC)
+    GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
 
 #define GGML_KQ_MASK_PAD 1
 

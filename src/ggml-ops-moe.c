@@ -1,5 +1,6 @@
-// Op constructors for mixture-of-experts layers: the indirect matrix product (each token's
-// activations multiplied by the experts it selected) and the per-expert bias addition.
+// Op constructors for mixture-of-experts layers: the choice of each token's experts (the top k
+// of its router's row), the indirect matrix product (each token's activations multiplied by the
+// experts it selected) and the per-expert bias addition.
 //
 // Same contract as the other ggml-ops-*.c files: build a node only; where the ggml family
 // asserts, log the offending shapes/types and return NULL.
@@ -55,4 +56,20 @@ struct ggml_tensor * ggml_add_id(struct ggml_context * ctx, struct ggml_tensor *
         return NULL;
     }
     return ggml_ops_node(result, GGML_OP_ADD_ID, a, b, ids);
+}
+
+// The indices of the k largest elements of each row, largest first (the router's choice of
+// experts): the first k columns of ggml_argsort(a, DESC), a view with the argsort's strides.
+struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k) {
+    GGML_OPS_CHECK_ARG(ctx);
+    GGML_OPS_CHECK_ARG(a);
+    GGML_OPS_CHECK(k >= 1 && k <= a->ne[0], "k = %d must be in 1..ne[0] of a " GGML_OPS_NE_FMT, k, GGML_OPS_NE_ARGS(a));
+    struct ggml_tensor * sorted = ggml_argsort(ctx, a, GGML_SORT_ORDER_DESC);
+    if (sorted == NULL) {
+        return NULL;
+    }
+    struct ggml_tensor * result = ggml_view_4d(ctx, sorted, k, sorted->ne[1], sorted->ne[2], sorted->ne[3],
+            sorted->nb[1], sorted->nb[2], sorted->nb[3], 0);
+    GGML_OPS_CHECK(result != NULL, "cannot create the view of the sorted indices");
+    return result;
 }

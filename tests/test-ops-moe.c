@@ -1,6 +1,6 @@
-// The mixture-of-experts ops (ggml_mul_mat_id, ggml_add_id): the constructors' result shapes,
-// types and sources as in the ggml family, every shape or type they cannot take giving NULL with
-// a logged error; and the CPU backend's results for every weight type it computes, with 1, 2
+// The mixture-of-experts ops (ggml_mul_mat_id, ggml_add_id, ggml_argsort_top_k): the
+// constructors' result shapes, types and sources as in the ggml family, every shape or type they
+// cannot take giving NULL with a logged error; and the CPU backend's results for every weight type it computes, with 1, 2
 // and 3 threads and in reference mode, against the double-precision reference (tests/ref) from
 // the dequantized weights. An expert id out of range fails the graph instead of aborting.
 
@@ -8,6 +8,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "ggml-ref.h"
+#include "ggml-impl.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -82,6 +83,24 @@ static void test_add_id_shapes(struct ggml_context * ctx) {
     expect_rejected(ggml_add_id(ctx, a, bias, ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 3, 6)), "ids ne[0]");
     expect_rejected(ggml_add_id(ctx, a, bias, ggml_new_tensor_2d(ctx, GGML_TYPE_I32, 2, 5)), "ids ne[1]");
     TEST_CHECK(test_log_error_count() >= 8);
+    test_log_capture_end();
+}
+
+static void test_argsort_top_k(struct ggml_context * ctx) {
+    struct ggml_tensor * a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 8, 3);
+    struct ggml_tensor * r = ggml_argsort_top_k(ctx, a, 2);
+    TEST_CHECK(r != NULL);
+    if (r != NULL) {
+        // a view of the descending argsort: k columns with the argsort's row stride
+        TEST_CHECK(r->type == GGML_TYPE_I32 && r->ne[0] == 2 && r->ne[1] == 3 && r->view_src != NULL);
+        TEST_CHECK(r->view_src->op == GGML_OP_ARGSORT && r->nb[1] == 8*sizeof(int32_t));
+        TEST_CHECK(ggml_get_op_params_i32(r->view_src, 0) == GGML_SORT_ORDER_DESC);
+    }
+    test_log_capture_begin();
+    expect_rejected(ggml_argsort_top_k(ctx, a, 0), "k = 0");
+    expect_rejected(ggml_argsort_top_k(ctx, a, 9), "k > ne0");
+    expect_rejected(ggml_argsort_top_k(ctx, NULL, 1), "NULL a");
+    TEST_CHECK(test_log_error_count() >= 3);
     test_log_capture_end();
 }
 
@@ -356,6 +375,7 @@ int main(void) {
     if (ctx != NULL) {
         test_mul_mat_id_shapes(ctx);
         test_add_id_shapes(ctx);
+        test_argsort_top_k(ctx);
         ggml_free(ctx);
     }
     test_full_context();

@@ -1,10 +1,7 @@
-// Compatibility program (PENDING: needs ggml_mul_mat_id, ggml_add_id and ggml_argsort_top_k,
-// which our ggml.h does not declare yet; see docs/compatibility.md).
-//
-// A mixture-of-experts feed-forward step as llama.cpp builds it: router logits, the top-k experts
-// per token (ggml_argsort_top_k), the selected experts' weights gathered by ggml_mul_mat_id, a
-// per-expert bias added with ggml_add_id, and the weighted sum over the selected experts.
-// Checked against a double-precision reference.
+// Compatibility program: a mixture-of-experts feed-forward step as llama.cpp builds it: router
+// logits, the top-k experts per token (ggml_argsort_top_k), the selected experts' weights
+// gathered by ggml_mul_mat_id, a per-expert bias added with ggml_add_id, and the weighted sum
+// over the selected experts. Checked against a double-precision reference.
 
 #include "ggml.h"
 #include "ggml-cpu.h"

@@ -127,13 +127,14 @@ static bool ref_store_quantized(struct ggml_tensor * node, const double * v, int
     const bool same = src != NULL && src->type == node->type && src->ne[0] == n0 && src->nb[0] == tr->type_size &&
                       (node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY);
     double * u = same ? NULL : ref_unrounded(node);
-    float * f = malloc(sizeof(float) * (size_t) n0 * 2);
+    float * f = malloc(sizeof(float) * (size_t) n0 * 3);
     if (f == NULL || (!same && u == NULL)) {
         free(u);
         free(f);
         return false;
     }
-    float * cur = f + n0;
+    float * cur  = f + n0;
+    float * good = f + 2*n0; // the row as stored without a fault
     const size_t row_bytes = ggml_row_size(node->type, n0);
     bool ok = true;
     for (int64_t r = 0; ok && (r + 1)*n0 <= n_store; r++) {
@@ -166,11 +167,14 @@ static bool ref_store_quantized(struct ggml_tensor * node, const double * v, int
             uf[i] = (float) u[r*n0 + i];
         }
         tr->from_float_ref(uf, dst, n0);
-        tr->to_float(dst, cur, n0);
-        for (int64_t i = 0; i < n0; i++) {
-            if (memcmp(&f[i], &cur[i], sizeof(float)) != 0) {
-                tr->from_float_ref(f, dst, n0); // a fault changed the values: store them as they are
-                break;
+        tr->to_float(dst, good, n0);
+        if (memcmp(f, good, sizeof(float) * (size_t) n0) != 0) {
+            // a fault changed the values: store them as they are; where the type cannot show the
+            // change (a NaN the quantizer drops), show it as a changed byte
+            tr->from_float_ref(f, dst, n0);
+            tr->to_float(dst, cur, n0);
+            if (memcmp(cur, good, sizeof(float) * (size_t) n0) == 0) {
+                ((unsigned char *) dst)[row_bytes - 1] ^= 0x5A;
             }
         }
     }
