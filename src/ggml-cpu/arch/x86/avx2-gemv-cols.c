@@ -2,11 +2,19 @@
 // 1 .. GGML_MM_COLS_MAX rows of B, every weight read from memory once.
 //
 // With 5 .. 16 rows of B this product is bound by the FMA units, not by memory, on an AVX2 core
-// (docs/cpu-perf.md). k is cut into blocks of B (nb rows x kb floats) that stay in cache while
-// every row of the thread's chunk passes through the block. Within a block, CK_R rows of A are
-// multiplied with the B rows CK_G at a time, widened (F16/BF16) as they are loaded: the first
-// group reads the rows' block from memory (prefetched CK_PF_TILES tiles ahead), the other groups
-// from L1. The CK_R x CK_G accumulators are reduced one row at a time by a tree of horizontal adds.
+// (docs/cpu-perf.md). k is cut into blocks of B (nb rows x kb floats, CK_B_BYTES) that stay in
+// L2 while every row of the thread's chunk passes through the block. Within a block, CK_R = 3
+// rows of A are multiplied with the B rows CK_G = 4 at a time (12 accumulators: more than the
+// 8 FMAs in flight that two 4-cycle FMA pipes need), widened (F16/BF16) as they are loaded: the
+// first group reads the rows' block from memory (prefetched CK_PF_TILES tiles ahead: the runs
+// of one block are too short for the hardware prefetcher), the other groups from L1. The
+// accumulators of a row are reduced together by one tree of horizontal adds.
+// Measured on an AVX2 Zen core (1 thread, CPU time) and slower: 2 x 4 tiles with k blocks of
+// 2048 (B in L2; 8 accumulators), the same with B blocks of 16 KB, B blocks of 32 KB (in L1:
+// 0.8x, the short runs of A cost more than B's L2 loads) or 1 MB, no prefetch (0.85x), a
+// prefetch 4 tiles ahead or into L2 only, widening the rows once into a float buffer, and the
+// tile written with accumulator arrays (the compiler spilled them and folded the B loads into
+// every FMA).
 
 #include "x86-kernels.h"
 #include "ggml-impl.h"
@@ -16,22 +24,14 @@
 #include <immintrin.h>
 #include <math.h>
 
-#ifndef CK_R
 #define CK_R        3          // rows of A per tile
-#endif
 #define CK_G        4          // rows of B per pass over the tile
-#ifndef CK_B_BYTES
-#define CK_B_BYTES  (32*1024)  // bytes of B per k block (L1 size: B mostly stays there)
-#endif
+#define CK_B_BYTES  (128*1024) // bytes of B per k block (a quarter of L2: long runs of A per block)
 #define CK_KB_MIN   256        // k per block at least (fewer: the reductions dominate)
-#define CK_KB_MAX   4096
-#ifndef CK_PF_TILES
+#define CK_KB_MAX   16384
 #define CK_PF_TILES 2          // tiles of A prefetched ahead
-#endif
 
-#ifndef CK_PF_HINT
 #define CK_PF_HINT _MM_HINT_T0
-#endif
 
 #define CK_INLINE static inline __attribute__((always_inline))
 
@@ -130,7 +130,8 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const int R, const 
 }
 
 // The main tile, 3 rows of A x 4 rows of B, written out with named accumulators: through the
-// generic tile's arrays the compiler spills some of the 12 accumulators to the stack.
+// generic tile's arrays the compiler spills some of the 12 accumulators to the stack. (The
+// edge tiles, fewer rows or B rows, use the generic ck_tile.)
 #define CK_STEP34(k)                                                            \
     do {                                                                        \
         __m256 x0 = ck_load8(type, a0 + (k)*es); CK_IN_REG(x0);                 \
