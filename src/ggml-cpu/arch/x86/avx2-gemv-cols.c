@@ -1,13 +1,20 @@
 // AVX2 + FMA + F16C few-columns matrix product (the gemv_cols slot of cpu-kernels.h): A rows times
 // 1 .. GGML_MM_COLS_MAX rows of B, every weight read from memory once.
 //
-// k is cut into blocks of CK_KB so that the B block, nb x CK_KB floats (<= 128 KiB), stays in L2
-// while the thread's rows of A pass. Within a block, CK_R rows of A are multiplied with the B rows
-// CK_G at a time, widened (F16/BF16) as they are loaded: the first group reads the rows' block
-// from memory, the other groups from L1. The CK_R x CK_G accumulators (8 ymm), the CK_R row
-// vectors and one B vector leave the compiler registers to spare. Measured in cache on an AVX2
-// Zen core, these were all slower: widening the rows once into a float buffer, 3 x 4 tiles (the
-// compiler then reloads B for every FMA), shallower blocks that keep B in L1 (more horizontal sums).
+// With 5 .. 16 rows of B this product is bound by the FMA units, not by memory, on an AVX2 core
+// (docs/cpu-perf.md). k is cut into blocks of B (nb rows x kb floats, CK_B_BYTES) that stay in
+// L2 while every row of the thread's chunk passes through the block. Within a block, CK_R = 3
+// rows of A are multiplied with the B rows CK_G = 4 at a time (12 accumulators: more than the
+// 8 FMAs in flight that two 4-cycle FMA pipes need), widened (F16/BF16) as they are loaded: the
+// first group reads the rows' block from memory (prefetched CK_PF_TILES tiles ahead: the runs
+// of one block are too short for the hardware prefetcher), the other groups from L1. The
+// accumulators of a row are reduced together by one tree of horizontal adds.
+// Measured on an AVX2 Zen core (1 thread, CPU time) and slower: 2 x 4 tiles with k blocks of
+// 2048 (B in L2; 8 accumulators), the same with B blocks of 16 KB, B blocks of 32 KB (in L1:
+// 0.8x, the short runs of A cost more than B's L2 loads) or 1 MB, no prefetch (0.85x), a
+// prefetch 4 tiles ahead or into L2 only, widening the rows once into a float buffer, and the
+// tile written with accumulator arrays (the compiler spilled them and folded the B loads into
+// every FMA).
 
 #include "x86-kernels.h"
 #include "ggml-impl.h"
@@ -17,11 +24,20 @@
 #include <immintrin.h>
 #include <math.h>
 
-#define CK_R  2    // rows of A per tile
-#define CK_G  4    // rows of B per pass over the tile
-#define CK_KB 2048 // k per block
+#define CK_R        3          // rows of A per tile
+#define CK_G        4          // rows of B per pass over the tile
+#define CK_B_BYTES  (128*1024) // bytes of B per k block (a quarter of L2: long runs of A per block)
+#define CK_KB_MIN   256        // k per block at least (fewer: the reductions dominate)
+#define CK_KB_MAX   16384
+#define CK_PF_TILES 2          // tiles of A prefetched ahead
+
+#define CK_PF_HINT _MM_HINT_T0
 
 #define CK_INLINE static inline __attribute__((always_inline))
+
+// keeps v in a register: without it the compiler folds the load of a B vector into every FMA
+// that uses it (one load per FMA instead of one per CK_R FMAs)
+#define CK_IN_REG(v) __asm__("" : "+x"(v))
 
 // 8 consecutive elements of type `type` as floats
 GGML_TARGET_AVX2 CK_INLINE __m256 ck_load8(enum ggml_type type, const char * p) {
@@ -35,19 +51,40 @@ GGML_TARGET_AVX2 CK_INLINE __m256 ck_load8(enum ggml_type type, const char * p) 
     }
 }
 
-GGML_TARGET_AVX2 CK_INLINE float ck_hsum8(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
+// lane j = the sum of the 8 lanes of v[j], j < 4
+GGML_TARGET_AVX2 CK_INLINE __m128 ck_reduce4(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
+    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(v0, v1), _mm256_hadd_ps(v2, v3));
+    return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
 }
 
+// one k step of 8 at element k: R rows of A (widened) times G rows of B into s
+#define CK_STEP(k)                                                  \
+    do {                                                            \
+        __m256 av[CK_R];                                            \
+        _Pragma("GCC unroll 4")                                     \
+        for (int r = 0; r < R; r++) {                               \
+            av[r] = ck_load8(type, a0 + r*s_r + (k)*es);            \
+        }                                                           \
+        _Pragma("GCC unroll 4")                                     \
+        for (int m = 0; m < G; m++) {                               \
+            __m256 bv = _mm256_loadu_ps(b[m] + (k));                \
+            CK_IN_REG(bv);                                          \
+            _Pragma("GCC unroll 4")                                 \
+            for (int r = 0; r < R; r++) {                           \
+                s[r][m] = _mm256_fmadd_ps(av[r], bv, s[r][m]);      \
+            }                                                       \
+        }                                                           \
+    } while (0)
+
 // out[m*ldo + r] (=|+=) dot(A row r, b[m]) over k < kb for r < R, m < G; A row r at a0 + r*s_r
-// (type `type`), b[m] floats; the k tail past the last multiple of 8 element by element
-GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const int R, const int G, int64_t kb, const char * a0,
-                                        int64_t s_r, const float * const * b, float * out, int64_t ldo, bool add) {
+// (type `type`), b[m] floats; the k tail past the last multiple of 8 element by element. With
+// PF, the same block of the R rows at pf is prefetched, a cache line per row as A's lines go.
+GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const int R, const int G, const bool PF, int64_t kb,
+                                        const char * a0, int64_t s_r, const float * const * b, float * out,
+                                        int64_t ldo, bool add, const char * pf) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
     const int64_t kb8 = kb & ~(int64_t) 7;
+    const int64_t cl  = 64/es; // elements of A per cache line
     __m256 s[CK_R][CK_G];
 #pragma GCC unroll 4
     for (int r = 0; r < R; r++) {
@@ -56,55 +93,150 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const int R, const 
             s[r][m] = _mm256_setzero_ps();
         }
     }
-    for (int64_t k = 0; k < kb8; k += 8) {
-        __m256 av[CK_R];
-#pragma GCC unroll 4
-        for (int r = 0; r < R; r++) {
-            av[r] = ck_load8(type, a0 + r*s_r + k*es);
-        }
-#pragma GCC unroll 4
-        for (int m = 0; m < G; m++) {
-            const __m256 bv = _mm256_loadu_ps(b[m] + k);
+    int64_t k = 0;
+    for (; k + cl <= kb8; k += cl) {
+        if (PF) {
 #pragma GCC unroll 4
             for (int r = 0; r < R; r++) {
-                s[r][m] = _mm256_fmadd_ps(av[r], bv, s[r][m]);
+                _mm_prefetch(pf + r*s_r + k*es, CK_PF_HINT);
             }
+        }
+#pragma GCC unroll 4
+        for (int64_t kk = k; kk < k + cl; kk += 8) {
+            CK_STEP(kk);
         }
     }
+    for (; k < kb8; k += 8) {
+        CK_STEP(k);
+    }
+#pragma GCC unroll 4
     for (int r = 0; r < R; r++) {
-        float tail[8];
+        const __m256 z = _mm256_setzero_ps();
+        float v[4];
+        _mm_storeu_ps(v, ck_reduce4(s[r][0], G > 1 ? s[r][1] : z, G > 2 ? s[r][2] : z, G > 3 ? s[r][3] : z));
         if (kb8 < kb) {
+            float tail[8];
             ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
+            for (int m = 0; m < G; m++) {
+                for (int64_t kt = kb8; kt < kb; kt++) {
+                    v[m] += tail[kt - kb8]*b[m][kt];
+                }
+            }
         }
         for (int m = 0; m < G; m++) {
-            float v = ck_hsum8(s[r][m]);
-            for (int64_t k = kb8; k < kb; k++) {
-                v += tail[k - kb8]*b[m][k];
-            }
-            out[m*ldo + r] = add ? out[m*ldo + r] + v : v;
+            out[m*ldo + r] = add ? out[m*ldo + r] + v[m] : v[m];
         }
     }
 }
 
-// R rows of A from a0 against every row of B, CK_G rows at a time
+// The main tile, 3 rows of A x 4 rows of B, written out with named accumulators: through the
+// generic tile's arrays the compiler spills some of the 12 accumulators to the stack. (The
+// edge tiles, fewer rows or B rows, use the generic ck_tile.)
+#define CK_STEP34(k)                                                            \
+    do {                                                                        \
+        __m256 x0 = ck_load8(type, a0 + (k)*es); CK_IN_REG(x0);                 \
+        __m256 x1 = ck_load8(type, a0 + s_r + (k)*es); CK_IN_REG(x1);           \
+        __m256 x2 = ck_load8(type, a0 + 2*s_r + (k)*es); CK_IN_REG(x2);         \
+        __m256 y = _mm256_loadu_ps(b0 + (k)); CK_IN_REG(y);                     \
+        c00 = _mm256_fmadd_ps(x0, y, c00);                                      \
+        c10 = _mm256_fmadd_ps(x1, y, c10);                                      \
+        c20 = _mm256_fmadd_ps(x2, y, c20);                                      \
+        y = _mm256_loadu_ps(b1 + (k)); CK_IN_REG(y);                            \
+        c01 = _mm256_fmadd_ps(x0, y, c01);                                      \
+        c11 = _mm256_fmadd_ps(x1, y, c11);                                      \
+        c21 = _mm256_fmadd_ps(x2, y, c21);                                      \
+        y = _mm256_loadu_ps(b2 + (k)); CK_IN_REG(y);                            \
+        c02 = _mm256_fmadd_ps(x0, y, c02);                                      \
+        c12 = _mm256_fmadd_ps(x1, y, c12);                                      \
+        c22 = _mm256_fmadd_ps(x2, y, c22);                                      \
+        y = _mm256_loadu_ps(b3 + (k)); CK_IN_REG(y);                            \
+        c03 = _mm256_fmadd_ps(x0, y, c03);                                      \
+        c13 = _mm256_fmadd_ps(x1, y, c13);                                      \
+        c23 = _mm256_fmadd_ps(x2, y, c23);                                      \
+    } while (0)
+
+// the 3 x 4 case of ck_tile (same contract)
+GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const bool PF, int64_t kb, const char * a0, int64_t s_r,
+                                          const float * const * b, float * out, int64_t ldo, bool add, const char * pf) {
+    const int64_t es  = (int64_t) ggml_mm_type_size(type);
+    const int64_t kb8 = kb & ~(int64_t) 7;
+    const float * b0 = b[0], * b1 = b[1], * b2 = b[2], * b3 = b[3];
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00;
+    __m256 c10 = c00, c11 = c00, c12 = c00, c13 = c00;
+    __m256 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
+    for (int64_t k = 0; k < kb8; k += 8) {
+        if (PF && ((k*es) & 63) == 0) {
+            _mm_prefetch(pf + k*es, CK_PF_HINT);
+            _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
+            _mm_prefetch(pf + 2*s_r + k*es, CK_PF_HINT);
+        }
+        CK_STEP34(k);
+    }
+    const __m256 * acc[3][4] = { { &c00, &c01, &c02, &c03 }, { &c10, &c11, &c12, &c13 }, { &c20, &c21, &c22, &c23 } };
+    for (int r = 0; r < 3; r++) {
+        float v[4];
+        _mm_storeu_ps(v, ck_reduce4(*acc[r][0], *acc[r][1], *acc[r][2], *acc[r][3]));
+        if (kb8 < kb) {
+            float tail[8];
+            ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
+            for (int m = 0; m < 4; m++) {
+                for (int64_t kt = kb8; kt < kb; kt++) {
+                    v[m] += tail[kt - kb8]*b[m][kt];
+                }
+            }
+        }
+        for (int m = 0; m < 4; m++) {
+            out[m*ldo + r] = add ? out[m*ldo + r] + v[m] : v[m];
+        }
+    }
+}
+
+// R rows of A from a0 against every row of B, CK_G rows at a time; the first pass, which reads
+// the rows from memory, prefetches the rows at pf (NULL: none)
 GGML_TARGET_AVX2 CK_INLINE void ck_rows(enum ggml_type type, const int R, int64_t kb, const char * a0, int64_t s_r,
-                                        const float * const * bk, int nb, float * out, int64_t ldo, bool add) {
+                                        const float * const * bk, int nb, float * out, int64_t ldo, bool add,
+                                        const char * pf) {
     int m = 0;
+    if (pf != NULL) {
+        m = MIN(nb, CK_G);
+        switch (m) {
+            case 4:
+                if (R == 3) {
+                    ck_tile34(type, true, kb, a0, s_r, bk, out, ldo, add, pf);
+                } else {
+                    ck_tile(type, R, 4, true, kb, a0, s_r, bk, out, ldo, add, pf);
+                }
+                break;
+            case 3:  ck_tile(type, R, 3, true, kb, a0, s_r, bk, out, ldo, add, pf); break;
+            case 2:  ck_tile(type, R, 2, true, kb, a0, s_r, bk, out, ldo, add, pf); break;
+            default: ck_tile(type, R, 1, true, kb, a0, s_r, bk, out, ldo, add, pf); break;
+        }
+    }
     for (; m + CK_G <= nb; m += CK_G) {
-        ck_tile(type, R, CK_G, kb, a0, s_r, bk + m, out + m*ldo, ldo, add);
+        if (R == 3) {
+            ck_tile34(type, false, kb, a0, s_r, bk + m, out + m*ldo, ldo, add, NULL);
+        } else {
+            ck_tile(type, R, CK_G, false, kb, a0, s_r, bk + m, out + m*ldo, ldo, add, NULL);
+        }
     }
     switch (nb - m) {
-        case 3: ck_tile(type, R, 3, kb, a0, s_r, bk + m, out + m*ldo, ldo, add); break;
-        case 2: ck_tile(type, R, 2, kb, a0, s_r, bk + m, out + m*ldo, ldo, add); break;
-        case 1: ck_tile(type, R, 1, kb, a0, s_r, bk + m, out + m*ldo, ldo, add); break;
+        case 3: ck_tile(type, R, 3, false, kb, a0, s_r, bk + m, out + m*ldo, ldo, add, NULL); break;
+        case 2: ck_tile(type, R, 2, false, kb, a0, s_r, bk + m, out + m*ldo, ldo, add, NULL); break;
+        case 1: ck_tile(type, R, 1, false, kb, a0, s_r, bk + m, out + m*ldo, ldo, add, NULL); break;
         default: break;
     }
+}
+
+// k per block: B's block within CK_B_BYTES, a multiple of 64
+static int64_t ck_block_k(int nb) {
+    const int64_t kb = (int64_t)(CK_B_BYTES/((size_t) nb*sizeof(float))) & ~(int64_t) 63;
+    return MAX((int64_t) CK_KB_MIN, MIN((int64_t) CK_KB_MAX, kb));
 }
 
 GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                                        const float * const * b, int nb, float * out, int64_t ldo) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
-    const int64_t kbs = CK_KB;
+    const int64_t kbs = ck_block_k(nb);
     for (int64_t k0 = 0; k0 < K; k0 += kbs) {
         const int64_t kb  = MIN(kbs, K - k0);
         const bool    add = k0 > 0;
@@ -115,10 +247,15 @@ GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm
         const char * a0 = a->data + n0*a->s_r + k0*es;
         int64_t i = 0;
         for (; i + CK_R <= nn; i += CK_R) {
-            ck_rows(type, CK_R, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add);
+            const int64_t ip = i + CK_PF_TILES*CK_R;
+            const char *  pf = CK_PF_TILES > 0 && ip + CK_R <= nn ? a0 + ip*a->s_r : NULL;
+            ck_rows(type, CK_R, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, pf);
         }
-        if (i < nn) {
-            ck_rows(type, 1, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add);
+        switch (nn - i) {
+            case 3: ck_rows(type, 3, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, NULL); break;
+            case 2: ck_rows(type, 2, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, NULL); break;
+            case 1: ck_rows(type, 1, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, NULL); break;
+            default: break;
         }
     }
 }
