@@ -34,6 +34,15 @@ for m in f32 f16 qwen2; do
     fi
 done
 
+# --verbose: the device table, where the layers went and the one-token graph's placement
+"$LLM" --verbose -m "$TINY-f32.gguf" -p x -n 1 > /dev/null 2> "$tmp/verbose"
+if grep -q '^  CPU  *CPU ' "$tmp/verbose" && grep -q '^  layers 0-1: .* MiB of weights each in CPU, KV cache (f16, .*) in CPU$' "$tmp/verbose" &&
+   grep -q '^one-token graph: [0-9]* nodes in 1 splits: [0-9]* on CPU; attention by ' "$tmp/verbose"; then
+    echo "ok   --verbose: device table, layer placement, graph placement"
+else
+    echo "FAIL --verbose:"; cat "$tmp/verbose"; fail=1
+fi
+
 # sampling with a seed is reproducible
 s1=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)
 s2=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)

@@ -108,14 +108,6 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user_
     (void) level; (void) text; (void) user_data;
 }
 
-static void print_devices(void) {
-    fprintf(stderr, "devices:\n");
-    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
-        ggml_backend_dev_t d = ggml_backend_dev_get(i);
-        fprintf(stderr, "  %-10s %s\n", ggml_backend_dev_name(d), ggml_backend_dev_description(d));
-    }
-}
-
 int main(int argc, char ** argv) {
     struct options o;
     if (!parse(argc, argv, &o)) {
@@ -126,7 +118,7 @@ int main(int argc, char ** argv) {
         ggml_log_set(quiet_log, NULL);
     }
     if (o.verbose) {
-        print_devices();
+        llm_print_devices(stderr);
     }
     struct llm_context * lctx = llm_context_new_ext(o.model, o.device, o.n_threads, (uint32_t) o.n_ctx, o.n_batch,
                                                     GGML_TYPE_F16, o.flash_attn);
@@ -140,10 +132,7 @@ int main(int argc, char ** argv) {
     struct llm_vocab * vocab = llm_vocab_load(lctx->model->gguf);
     if (!vocab) goto out;
     if (o.verbose) {
-        fprintf(stderr, "model: %u layers, %u dims, %u/%u heads, vocabulary %u; every layer's weights and KV cache on %s;"
-                " attention by %s\n", lctx->model->hp.n_layer, lctx->model->hp.n_embd, lctx->model->hp.n_head,
-                lctx->model->hp.n_head_kv, lctx->model->hp.n_vocab, o.device,
-                lctx->flash_attn ? "flash_attn_ext" : "mul_mat + soft_max");
+        llm_print_placement(stderr, lctx);
     }
     text = o.chat ? llm_chat_apply(o.prompt) : dup_n(o.prompt, strlen(o.prompt));
     int cap = (int) lctx->kv.n_ctx;
