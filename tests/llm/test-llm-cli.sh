@@ -43,6 +43,13 @@ else
     echo "FAIL --verbose:"; cat "$tmp/verbose"; fail=1
 fi
 
+# --list-devices prints the table and exits; --random-prompt N evaluates N token ids (benchmarks)
+"$LLM" --list-devices > "$tmp/devices" 2>&1 && grep -q '^  CPU  *CPU ' "$tmp/devices" &&
+    echo "ok   --list-devices" || { echo "FAIL --list-devices:"; cat "$tmp/devices"; fail=1; }
+"$LLM" -m "$TINY-f32.gguf" --random-prompt 20 -n 3 --ignore-eos > "$tmp/out" 2>&1 &&
+    grep -q '^prompt: 20 tokens in ' "$tmp/out" && grep -q '^generation: 3 tokens in ' "$tmp/out" &&
+    echo "ok   --random-prompt 20" || { echo "FAIL --random-prompt:"; cat "$tmp/out"; fail=1; }
+
 # sampling with a seed is reproducible
 s1=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)
 s2=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)

@@ -62,6 +62,13 @@ static void print_layers(FILE * f, const struct llm_context * lctx) {
                 (ggml_nbytes(lctx->kv.k[i]) + ggml_nbytes(lctx->kv.v[i])) / 1048576.0, kv_where);
         i = j;
     }
+    // one token reads every layer's tensors, the output matrix and one row of the embeddings
+    size_t per_token = ggml_nbytes(m->out_norm) + ggml_nbytes(m->output) + m->tok_embd->nb[1];
+    for (uint32_t i = 0; i < m->hp.n_layer; i++) {
+        const char * where;
+        per_token += layer_bytes(&m->layers[i], &where);
+    }
+    fprintf(f, "  weights read per generated token: %zu bytes\n", per_token);
     fprintf(f, "  output_norm %.2f KiB in %s; output %s%s %.2f MiB in %s\n", ggml_nbytes(m->out_norm) / 1024.0,
             buffer_name(m->out_norm), m->output == m->tok_embd ? "(tied to token_embd) " : "",
             ggml_type_name(m->output->type), ggml_nbytes(m->output) / 1048576.0, buffer_name(m->output));

@@ -23,7 +23,8 @@ static char * dup_n(const char * s, size_t n) {   // strndup is not C11
 struct options {
     const char * model, * prompt, * device;
     int n_predict, n_threads, n_batch, n_ctx, flash_attn;
-    bool chat, ids, ignore_eos, verbose;
+    int random_prompt;   // > 0: a prompt of that many pseudo-random token ids instead of -p (benchmarks)
+    bool chat, ids, ignore_eos, verbose, list_devices;
     struct llm_sampler_params sp;
 };
 
@@ -34,7 +35,8 @@ static double now_ms(void) {
 static void usage(void) {
     fprintf(stderr, "usage: ggml-llm -m MODEL.gguf -p PROMPT [-n N] [--chat] [--temp T] [--device NAME] [--threads N]"
                     " [--batch N] [--ctx N] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]"
-                    " [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose]\n");
+                    " [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose] [--random-prompt N]\n"
+                    "       ggml-llm --list-devices\n");
 }
 
 static bool parse(int argc, char ** argv, struct options * o) {
@@ -61,12 +63,14 @@ static bool parse(int argc, char ** argv, struct options * o) {
         else if (!strcmp(a, "--min-p")) { if (val) o->sp.min_p = (float) atof(val); }
         else if (!strcmp(a, "--repeat-penalty")) { if (val) o->sp.repeat_penalty = (float) atof(val); }
         else if (!strcmp(a, "--seed")) { if (val) o->sp.seed = strtoull(val, NULL, 10); }
+        else if (!strcmp(a, "--random-prompt")) { if (val) o->random_prompt = atoi(val); }
         else {
             takes = false;
             if      (!strcmp(a, "--chat")) o->chat = true;
             else if (!strcmp(a, "--ids")) o->ids = true;
             else if (!strcmp(a, "--ignore-eos")) o->ignore_eos = true;
             else if (!strcmp(a, "--verbose")) o->verbose = true;
+            else if (!strcmp(a, "--list-devices")) o->list_devices = true;
             else { fprintf(stderr, "error: unknown option '%s'\n", a); usage(); return false; }
         }
         if (takes) {
@@ -74,7 +78,10 @@ static bool parse(int argc, char ** argv, struct options * o) {
             i++;
         }
     }
-    if (!o->model || !o->prompt) {
+    if (o->list_devices) {
+        return true;
+    }
+    if (!o->model || (!o->prompt && o->random_prompt <= 0)) {
         usage();
         return false;
     }
@@ -117,6 +124,10 @@ int main(int argc, char ** argv) {
     if (!o.verbose) {
         ggml_log_set(quiet_log, NULL);
     }
+    if (o.list_devices) {
+        llm_print_devices(stdout);
+        return 0;
+    }
     if (o.verbose) {
         llm_print_devices(stderr);
     }
@@ -134,12 +145,15 @@ int main(int argc, char ** argv) {
     if (o.verbose) {
         llm_print_placement(stderr, lctx);
     }
-    text = o.chat ? llm_chat_apply(o.prompt) : dup_n(o.prompt, strlen(o.prompt));
+    text = !o.prompt ? dup_n("", 0) : o.chat ? llm_chat_apply(o.prompt) : dup_n(o.prompt, strlen(o.prompt));
     int cap = (int) lctx->kv.n_ctx;
     tokens = malloc(sizeof(int32_t) * (size_t) cap);
     sampler = llm_sampler_new(o.sp, (int) lctx->model->hp.n_vocab);
     if (!text || !tokens || !sampler) { fprintf(stderr, "error: out of memory\n"); goto out; }
-    int n_prompt = llm_tokenize(vocab, text, true, tokens, cap);
+    int n_prompt = o.random_prompt > 0 ? o.random_prompt : llm_tokenize(vocab, text, true, tokens, cap);
+    for (int i = 0; o.random_prompt > 0 && i < n_prompt && i < cap; i++) {   // like the family's llama-bench
+        tokens[i] = (int32_t) ((1103515245u * (uint32_t) i + 12345u) % (uint32_t) lctx->model->hp.n_vocab);
+    }
     if (n_prompt < 0 || n_prompt >= cap) {
         fprintf(stderr, "error: the prompt is longer than the context (%d tokens)\n", cap);
         goto out;
