@@ -7,7 +7,8 @@ Not run by CI: it needs `pip install llama-cpp-python` (a source build of severa
 Writes to OUT_DIR:
   tokenizer.txt    one line per corpus line: the line's ids (space-separated), a tab, the line as
                    JSON (so whitespace and control characters survive)
-  greedy.txt       per prompt: "plain"/"chat", a tab, the prompt as JSON, a tab, 64 greedy ids
+  greedy.txt       per prompt: "plain"/"chat", a tab, the prompt as JSON, a tab, 64 greedy ids, a tab,
+                   the 64 margins (top-1 minus top-2 logit) of those positions
   top-logits.txt   per prompt: the top-10 (id, logit) pairs of the first generated position
 """
 import json
@@ -74,8 +75,10 @@ def main():
     import numpy as np
     model, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    llm = Llama(model_path=model, n_ctx=2048, n_threads=2, logits_all=False, verbose=False)
-    with open(os.path.join(out, "tokenizer.txt"), "w", encoding="utf-8") as f:
+    # flash attention on, as ggml-llm uses it by default on the CPU: the family's CPU attention with
+    # and without it differs by ~0.3 on the first logits of these prompts (its F16 rounding differs)
+    llm = Llama(model_path=model, n_ctx=2048, n_threads=2, logits_all=False, flash_attn=True, verbose=False)
+    with open(os.path.join(out, "tokenizer.txt"), "w", encoding="utf-8") as f:  # (independent of flash_attn)
         for line in corpus():
             ids = llm.tokenize(line.encode("utf-8"), add_bos=False, special=True)
             f.write(" ".join(map(str, ids)) + "\t" + json.dumps(line, ensure_ascii=False) + "\n")
@@ -88,13 +91,16 @@ def main():
             logits = last_logits(llm)
             top = np.argsort(-logits, kind="stable")[:10]
             t.write(" ".join(f"{i}:{logits[i]:.6f}" for i in top) + "\n")
-            out_ids = []
+            out_ids, margins = [], []
             for _ in range(64):
                 nxt = int(np.argmax(logits))
+                top2 = np.partition(logits, -2)[-2:]
+                margins.append(abs(top2[1] - top2[0]))
                 out_ids.append(nxt)
                 llm.eval([nxt])
                 logits = last_logits(llm)
-            g.write(kind + "\t" + json.dumps(prompt) + "\t" + " ".join(map(str, out_ids)) + "\n")
+            g.write(kind + "\t" + json.dumps(prompt) + "\t" + " ".join(map(str, out_ids)) + "\t" +
+                    " ".join(f"{m:.3f}" for m in margins) + "\n")
     return 0
 
 
