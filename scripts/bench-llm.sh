@@ -7,11 +7,14 @@
 # LLAMA_CPP_SRC: the llama.cpp sources, e.g. the llama-cpp-python sdist's vendor/llama.cpp
 # (pip download --no-deps --no-binary :all: llama-cpp-python; unpack). llama-bench is built from it
 # into build/llama-bench (Release, native); LLAMA_BENCH=path/to/llama-bench skips that build.
-# Figures are only meaningful on a quiet machine (uptime is printed with them).
+# Figures are only meaningful on a quiet machine (uptime is printed with them). BENCH_PP and
+# BENCH_TG change the sizes (512 and 128) for a quick check of the script.
 set -euo pipefail
 src=${1:?usage: bench-llm.sh LLAMA_CPP_SRC [REPS]}
 reps=${2:-3}
 threads=2
+pp=${BENCH_PP:-512}
+tg=${BENCH_TG:-128}
 src=$(cd "$src" && pwd)
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -37,15 +40,15 @@ model=$(sh tests/data/gguf/fetch-smollm2.sh)
 # tokens/s of one run
 family() {   # pp|tg
     local args
-    if [ "$1" = pp ]; then args="-p 512 -n 0"; else args="-p 0 -n 128"; fi
+    if [ "$1" = pp ]; then args="-p $pp -n 0"; else args="-p 0 -n $tg"; fi
     # csv: the last field of the data row is stddev_ts, the one before avg_ts
-    "$bench" -m "$model" $args -t $threads -r 1 -o csv 2>/dev/null | tail -n 1 | awk -F, '{ gsub(/"/, ""); print $(NF-1) }'
+    "$bench" -m "$model" $args -t $threads -r 1 -o csv 2>/dev/null | tail -n 1 | awk -F, '{ gsub(/"/, ""); printf "%.1f\n", $(NF-1) }'
 }
 ours() {   # pp|tg; the generation figure counts the sampled tokens; the evaluations are one fewer
     if [ "$1" = pp ]; then
-        "$llm" -m "$model" --random-prompt 512 -n 0 --threads $threads | sed -n 's/^prompt: .* tokens in .* ms, \(.*\) tokens\/s$/\1/p'
+        "$llm" -m "$model" --random-prompt "$pp" -n 0 --threads $threads | sed -n 's/^prompt: .* tokens in .* ms, \(.*\) tokens\/s$/\1/p'
     else
-        "$llm" -m "$model" --random-prompt 1 -n 129 --ignore-eos --threads $threads |
+        "$llm" -m "$model" --random-prompt 1 -n $((tg + 1)) --ignore-eos --threads $threads |
             sed -n 's/^generation: \([0-9]*\) tokens in \(.*\) ms, .*$/\1 \2/p' | awk '{ printf "%.1f\n", ($1 - 1) * 1000 / $2 }'
     fi
 }
@@ -70,7 +73,7 @@ echo
 echo "SmolLM2-135M-Instruct Q4_1, $threads threads, medians of $reps ($(uptime | sed 's/.*load/load/'))"
 printf '| %-6s | %12s | %12s | %6s |\n' test "llama-bench" "ggml-llm" ratio
 printf '|--------|--------------|--------------|--------|\n'
-printf '| %-6s | %12s | %12s | %6s |\n' pp512 "$pf" "$po" "$(awk -v a="$po" -v b="$pf" 'BEGIN { printf "%.2f", a / b }')"
-printf '| %-6s | %12s | %12s | %6s |\n' tg128 "$tf" "$to" "$(awk -v a="$to" -v b="$tf" 'BEGIN { printf "%.2f", a / b }')"
+printf '| %-6s | %12s | %12s | %6s |\n' "pp$pp" "$pf" "$po" "$(awk -v a="$po" -v b="$pf" 'BEGIN { printf "%.2f", a / b }')"
+printf '| %-6s | %12s | %12s | %6s |\n' "tg$tg" "$tf" "$to" "$(awk -v a="$to" -v b="$tf" 'BEGIN { printf "%.2f", a / b }')"
 echo "generation limit: $bytes bytes of weights per token / $bw GB/s = $limit tokens/s;" \
      "llama-bench reaches $(awk -v a="$tf" -v l="$limit" 'BEGIN { printf "%.0f%%", 100 * a / l }'), ggml-llm $(awk -v a="$to" -v l="$limit" 'BEGIN { printf "%.0f%%", 100 * a / l }')"
