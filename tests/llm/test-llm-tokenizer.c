@@ -3,6 +3,7 @@
 // merges by rank, the pre-tokenizer's pieces, special tokens, and the exact round trip
 // bytes -> tokens -> bytes of text with UTF-8, emoji, whitespace runs and control bytes.
 #include "llm.h"
+#include "llm-unicode.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,8 +30,32 @@ static void round_trip(const struct llm_vocab * v, const char * text) {
     failures += !ok;
 }
 
+// the generated class table (llm-unicode-tables.c) on code points of each class and script
+static void check_classes(void) {
+    static const struct { uint32_t cp; enum llm_unicode_class cls; } cases[] = {
+        { 'a', LLM_UC_LETTER }, { 0xE9, LLM_UC_LETTER }, { 0x65E5, LLM_UC_LETTER }, { 0xD55C, LLM_UC_LETTER },
+        { 0x0627, LLM_UC_LETTER }, { 0x1D518, LLM_UC_LETTER }, { 0x02B0, LLM_UC_LETTER },     // Lm
+        { '7', LLM_UC_NUMBER }, { 0x0663, LLM_UC_NUMBER }, { 0xFF11, LLM_UC_NUMBER }, { 0xBD, LLM_UC_NUMBER },
+        { 0x216B, LLM_UC_NUMBER }, { 0x2460, LLM_UC_NUMBER }, { 0x1D7D9, LLM_UC_NUMBER },
+        { ' ', LLM_UC_SPACE }, { '\t', LLM_UC_SPACE }, { 0x85, LLM_UC_SPACE }, { 0xA0, LLM_UC_SPACE },
+        { 0x3000, LLM_UC_SPACE }, { 0x2028, LLM_UC_SPACE }, { 0x2029, LLM_UC_SPACE },
+        { 0x1C, LLM_UC_OTHER }, { 0x200B, LLM_UC_OTHER }, { 0x0301, LLM_UC_OTHER }, { 0x1F600, LLM_UC_OTHER },
+        { 0x201C, LLM_UC_OTHER }, { '!', LLM_UC_OTHER }, { 0xE000, LLM_UC_OTHER }, { 0x10FFFF, LLM_UC_OTHER },
+    };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (llm_unicode_class_of(cases[i].cp) != cases[i].cls) {
+            printf("FAIL class of U+%04X: %d, want %d\n", (unsigned) cases[i].cp, llm_unicode_class_of(cases[i].cp), cases[i].cls);
+            bad++;
+        }
+    }
+    printf("%s %d code point classes\n", bad ? "FAIL" : "ok  ", (int) (sizeof(cases) / sizeof(cases[0])));
+    failures += bad;
+}
+
 int main(int argc, char ** argv) {
     if (argc < 2) return 1;
+    check_classes();
     struct gguf_init_params ip = { .no_alloc = true, .ctx = NULL };
     struct gguf_context * g = gguf_init_from_file(argv[1], ip);
     struct llm_vocab * v = g ? llm_vocab_load(g) : NULL;
@@ -41,6 +66,8 @@ int main(int argc, char ** argv) {
     expect_ids(v, "in the", false, (int32_t[]) { 262, 261 }, 2);
     expect_ids(v, "12", false, (int32_t[]) { B + '1', B + '2' }, 2);      // smollm: digits one by one
     expect_ids(v, "a  b", false, (int32_t[]) { B + 'a', B + ' ', B + ' ', B + 'b' }, 4);
+    // a number code point ends the segment, so the two spaces before it stay one piece: "a", "  ", "5"
+    expect_ids(v, "a  5", false, (int32_t[]) { B + 'a', B + ' ', B + ' ', B + '5' }, 4);
     expect_ids(v, "<|im_start|>user", true, (int32_t[]) { 1, B + 'u', B + 's', 264 }, 4);
     expect_ids(v, "<|im_start|>", false, (int32_t[]) { B + '<', B + '|', B + 'i', B + 'm', B + '_', B + 's', B + 't', B + 'a', B + 'r', B + 't', B + '|', B + '>' }, 12);
     round_trip(v, "The weather in the north is on the way, isn't it? 42 + 7 = 49.");

@@ -1,8 +1,9 @@
 // Byte-level BPE (GPT-2 style) from the GGUF vocabulary and merges. The pre-tokenizer splits as
-// the `smollm` / `gpt2` pre-tokenizers do for ASCII text (contractions, letter runs with one
-// leading space, digits one by one for smollm, punctuation runs, whitespace); every non-ASCII code
-// point counts as a letter (an approximation: the family's \p{L}/\p{N} classes are not reproduced).
+// the family's `smollm` and `gpt2` pre-tokenizers do (contractions, letter / number / other runs
+// with one leading space, whitespace runs; smollm first splits off every number code point), with
+// the Unicode classes of llm-unicode.h. Other pre-tokenizer names get the gpt2 split.
 #include "llm.h"
+#include "llm-unicode.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ struct llm_vocab {
     bool *    special;             // control tokens: matched verbatim in the text
     struct str_map ids, ranks;
     int32_t   eos, bos;
-    bool      digits_single;
+    bool      split_numbers;       // smollm: every \p{N} code point is a pre-token of its own
     int       byte_token[256];     // the token of each single byte
 };
 
@@ -205,7 +206,7 @@ struct llm_vocab * llm_vocab_load(const struct gguf_context * g) {
         v->bos = key_id(g, "tokenizer.ggml.bos_token_id");
     }
     int64_t kpre = gguf_find_key(g, "tokenizer.ggml.pre");
-    v->digits_single = kpre >= 0 && gguf_get_kv_type(g, kpre) == GGUF_TYPE_STRING &&
+    v->split_numbers = kpre >= 0 && gguf_get_kv_type(g, kpre) == GGUF_TYPE_STRING &&
                        strcmp(gguf_get_val_str(g, kpre), "smollm") == 0;
     return v;
 }
@@ -214,50 +215,65 @@ int32_t llm_vocab_eos(const struct llm_vocab * v) { return v->eos; }
 int32_t llm_vocab_bos(const struct llm_vocab * v) { return v->bos; }
 int     llm_vocab_size(const struct llm_vocab * v) { return v->n; }
 
-enum char_class { CC_SPACE, CC_LETTER, CC_DIGIT, CC_OTHER };
+#define CPT_NONE 0xFFFFFFFFu   // past the end of the text being split
 
-static enum char_class classify(const char * s) {
-    uint8_t c = (uint8_t) *s;
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') return CC_SPACE;
-    if (c >= 0x80 || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) return CC_LETTER;
-    if (c >= '0' && c <= '9') return CC_DIGIT;
-    return CC_OTHER;
+// the code point at p (its byte length in *len): U+FFFD for a malformed byte, CPT_NONE at end
+static uint32_t cpt_at(const char * p, const char * end, int * len) {
+    if (p >= end) {
+        *len = 0;
+        return CPT_NONE;
+    }
+    int cp = utf8_decode(p, len);
+    if (*len == 1 && (uint8_t) *p >= 0x80) {
+        cp = 0xFFFD;
+    }
+    return (uint32_t) cp;
 }
 
-// the length of the next pre-token of s (s non-empty)
-static int next_piece(const struct llm_vocab * v, const char * s) {
-    static const char * contractions[] = { "'s", "'t", "'re", "'ve", "'m", "'ll", "'d" };
-    if (s[0] == '\'') {
-        for (size_t i = 0; i < sizeof(contractions) / sizeof(contractions[0]); i++) {
-            size_t n = strlen(contractions[i]);
-            if (strncmp(s, contractions[i], n) == 0) {
-                return (int) n;
-            }
-        }
+// the class of the code point at p, -1 at end
+static int class_at(const char * p, const char * end, int * len) {
+    uint32_t c = cpt_at(p, end, len);
+    return c == CPT_NONE ? -1 : (int) llm_unicode_class_of(c);
+}
+
+// the byte length of the next pre-token of [p, end) (p < end), by the GPT-2 pattern
+//   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+static int gpt2_piece(const char * p, const char * end) {
+    int l0, l1, l2;
+    uint32_t c = cpt_at(p, end, &l0);
+    if (c == '\'') {
+        uint32_t c1 = cpt_at(p + 1, end, &l1);
+        if (c1 == 's' || c1 == 't' || c1 == 'm' || c1 == 'd') return 2;
+        uint32_t c2 = c1 == CPT_NONE ? CPT_NONE : cpt_at(p + 2, end, &l2);
+        if ((c1 == 'r' && c2 == 'e') || (c1 == 'v' && c2 == 'e') || (c1 == 'l' && c2 == 'l')) return 3;
     }
-    enum char_class c0 = classify(s);
-    if (c0 == CC_DIGIT && v->digits_single) {
-        return 1;
+    const char * q = c == ' ' ? p + 1 : p;   // one leading space joins a letter, number or other run
+    int len;
+    int cls = class_at(q, end, &len);
+    if (cls == LLM_UC_LETTER || cls == LLM_UC_NUMBER || cls == LLM_UC_OTHER) {
+        while (class_at(q, end, &len) == cls) q += len;
+        return (int) (q - p);
     }
-    int i = 0;
-    if (s[0] == ' ' && s[1] && classify(s + 1) != CC_SPACE) {
-        i = 1;   // one leading space joins the following run
-        c0 = classify(s + 1);
-        if (c0 == CC_DIGIT && v->digits_single) {
-            return 1;
-        }
+    // whitespace: all of it, but the last one when more text follows (it leads the next piece)
+    const char * w = p, * before_last = p;
+    int n = 0;
+    while (class_at(w, end, &len) == LLM_UC_SPACE) {
+        before_last = w;
+        w += len;
+        n++;
     }
-    if (c0 == CC_SPACE) {
-        // whitespace: all of it, except the last character when more text follows (it leads the next piece)
-        int n = 0;
-        while (s[n] && classify(s + n) == CC_SPACE) n++;
-        return (s[n] && n > 1) ? n - 1 : n;
-    }
-    while (s[i] && classify(s + i) == c0) {
-        i += utf8_len((uint8_t) s[i]);
-        if (c0 == CC_DIGIT && v->digits_single) break;
-    }
-    return i;
+    if (n > 1 && w < end) return (int) (before_last - p);
+    return n > 0 ? (int) (w - p) : l0;
+}
+
+// the end of the segment starting at p: the smollm pre-tokenizer first splits every \p{N} code
+// point off on its own; the GPT-2 pattern then splits each segment apart
+static const char * segment_end(const struct llm_vocab * v, const char * p, const char * end) {
+    if (!v->split_numbers) return end;
+    int len;
+    if (class_at(p, end, &len) == LLM_UC_NUMBER) return p + len;
+    while (p < end && class_at(p, end, &len) != LLM_UC_NUMBER) p += len;
+    return p;
 }
 
 // BPE of one pre-token; appends its tokens to out, returns the new count or -1 when max is exceeded
@@ -347,10 +363,14 @@ int llm_tokenize(const struct llm_vocab * v, const char * text, bool parse_speci
         }
         char * chunk = dup_n(s, (size_t) (end - s));
         if (!chunk) return -1;
-        for (const char * p = chunk; *p && n >= 0; ) {
-            int l = next_piece(v, p);
-            n = bpe_piece(v, p, l, out, n, max);
-            p += l;
+        const char * cend = chunk + strlen(chunk);
+        for (const char * p = chunk; p < cend && n >= 0; ) {
+            const char * seg_end = segment_end(v, p, cend);
+            while (p < seg_end && n >= 0) {
+                int l = gpt2_piece(p, seg_end);
+                n = bpe_piece(v, p, l, out, n, max);
+                p += l;
+            }
         }
         free(chunk);
         if (n < 0) return -1;

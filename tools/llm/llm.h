@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define LLM_MAX_LAYERS 256
 
@@ -88,6 +89,11 @@ void                 llm_context_free(struct llm_context * lctx);
 // evaluates tokens (in batches of n_batch) after the cache; the logits of the last token (or of
 // every token when all_logits) are in lctx->logits
 bool llm_eval(struct llm_context * lctx, const int32_t * tokens, int n_tokens, bool all_logits);
+
+// --verbose (llm-report.c): the device table; the model's shape, where each layer's weights and KV
+// cache went and how the scheduler places a one-token graph
+void llm_print_devices(FILE * f);
+void llm_print_placement(FILE * f, struct llm_context * lctx);
 
 // tokenizer (byte-level BPE)
 struct llm_vocab;

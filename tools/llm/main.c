@@ -23,7 +23,8 @@ static char * dup_n(const char * s, size_t n) {   // strndup is not C11
 struct options {
     const char * model, * prompt, * device;
     int n_predict, n_threads, n_batch, n_ctx, flash_attn;
-    bool chat, ids, ignore_eos, verbose;
+    int random_prompt;   // > 0: a prompt of that many pseudo-random token ids instead of -p (benchmarks)
+    bool chat, ids, ignore_eos, verbose, list_devices;
     struct llm_sampler_params sp;
 };
 
@@ -34,7 +35,8 @@ static double now_ms(void) {
 static void usage(void) {
     fprintf(stderr, "usage: ggml-llm -m MODEL.gguf -p PROMPT [-n N] [--chat] [--temp T] [--device NAME] [--threads N]"
                     " [--batch N] [--ctx N] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]"
-                    " [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose]\n");
+                    " [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose] [--random-prompt N]\n"
+                    "       ggml-llm --list-devices\n");
 }
 
 static bool parse(int argc, char ** argv, struct options * o) {
@@ -61,12 +63,14 @@ static bool parse(int argc, char ** argv, struct options * o) {
         else if (!strcmp(a, "--min-p")) { if (val) o->sp.min_p = (float) atof(val); }
         else if (!strcmp(a, "--repeat-penalty")) { if (val) o->sp.repeat_penalty = (float) atof(val); }
         else if (!strcmp(a, "--seed")) { if (val) o->sp.seed = strtoull(val, NULL, 10); }
+        else if (!strcmp(a, "--random-prompt")) { if (val) o->random_prompt = atoi(val); }
         else {
             takes = false;
             if      (!strcmp(a, "--chat")) o->chat = true;
             else if (!strcmp(a, "--ids")) o->ids = true;
             else if (!strcmp(a, "--ignore-eos")) o->ignore_eos = true;
             else if (!strcmp(a, "--verbose")) o->verbose = true;
+            else if (!strcmp(a, "--list-devices")) o->list_devices = true;
             else { fprintf(stderr, "error: unknown option '%s'\n", a); usage(); return false; }
         }
         if (takes) {
@@ -74,7 +78,10 @@ static bool parse(int argc, char ** argv, struct options * o) {
             i++;
         }
     }
-    if (!o->model || !o->prompt) {
+    if (o->list_devices) {
+        return true;
+    }
+    if (!o->model || (!o->prompt && o->random_prompt <= 0)) {
         usage();
         return false;
     }
@@ -108,14 +115,6 @@ static void quiet_log(enum ggml_log_level level, const char * text, void * user_
     (void) level; (void) text; (void) user_data;
 }
 
-static void print_devices(void) {
-    fprintf(stderr, "devices:\n");
-    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
-        ggml_backend_dev_t d = ggml_backend_dev_get(i);
-        fprintf(stderr, "  %-10s %s\n", ggml_backend_dev_name(d), ggml_backend_dev_description(d));
-    }
-}
-
 int main(int argc, char ** argv) {
     struct options o;
     if (!parse(argc, argv, &o)) {
@@ -125,8 +124,12 @@ int main(int argc, char ** argv) {
     if (!o.verbose) {
         ggml_log_set(quiet_log, NULL);
     }
+    if (o.list_devices) {
+        llm_print_devices(stdout);
+        return 0;
+    }
     if (o.verbose) {
-        print_devices();
+        llm_print_devices(stderr);
     }
     struct llm_context * lctx = llm_context_new_ext(o.model, o.device, o.n_threads, (uint32_t) o.n_ctx, o.n_batch,
                                                     GGML_TYPE_F16, o.flash_attn);
@@ -140,17 +143,17 @@ int main(int argc, char ** argv) {
     struct llm_vocab * vocab = llm_vocab_load(lctx->model->gguf);
     if (!vocab) goto out;
     if (o.verbose) {
-        fprintf(stderr, "model: %u layers, %u dims, %u/%u heads, vocabulary %u; every layer's weights and KV cache on %s;"
-                " attention by %s\n", lctx->model->hp.n_layer, lctx->model->hp.n_embd, lctx->model->hp.n_head,
-                lctx->model->hp.n_head_kv, lctx->model->hp.n_vocab, o.device,
-                lctx->flash_attn ? "flash_attn_ext" : "mul_mat + soft_max");
+        llm_print_placement(stderr, lctx);
     }
-    text = o.chat ? llm_chat_apply(o.prompt) : dup_n(o.prompt, strlen(o.prompt));
+    text = !o.prompt ? dup_n("", 0) : o.chat ? llm_chat_apply(o.prompt) : dup_n(o.prompt, strlen(o.prompt));
     int cap = (int) lctx->kv.n_ctx;
     tokens = malloc(sizeof(int32_t) * (size_t) cap);
     sampler = llm_sampler_new(o.sp, (int) lctx->model->hp.n_vocab);
     if (!text || !tokens || !sampler) { fprintf(stderr, "error: out of memory\n"); goto out; }
-    int n_prompt = llm_tokenize(vocab, text, true, tokens, cap);
+    int n_prompt = o.random_prompt > 0 ? o.random_prompt : llm_tokenize(vocab, text, true, tokens, cap);
+    for (int i = 0; o.random_prompt > 0 && i < n_prompt && i < cap; i++) {   // like the family's llama-bench
+        tokens[i] = (int32_t) ((1103515245u * (uint32_t) i + 12345u) % (uint32_t) lctx->model->hp.n_vocab);
+    }
     if (n_prompt < 0 || n_prompt >= cap) {
         fprintf(stderr, "error: the prompt is longer than the context (%d tokens)\n", cap);
         goto out;
