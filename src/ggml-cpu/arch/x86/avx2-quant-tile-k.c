@@ -41,48 +41,52 @@ QTK_INLINE __m256i qtk_load(const void * p) {
     return _mm256_loadu_si256((const __m256i *)(const void *) p);
 }
 
-// per row and super-block: the 8 sub-block scales (int16, as used by madd), the 16 int16 factors
-// of the bsums (mins of Q4_K/Q5_K repeated per half sub-block; Q6_K's group scales), the float
-// scale of the integer sum and that of the bsum term
+// per row and super-block: the 8 sub-block scales (int16, broadcast from here per step), the 16
+// int16 factors of the bsums (mins of Q4_K/Q5_K repeated per half sub-block; Q6_K's group
+// scales), the float scale of the integer sum and that of the bsum term
 struct qtk_row {
-    int16_t sc[8];
+    int16_t sc[16];
     __m256i bfac;
     float   d, dmin;
 };
 
+// Q4_K / Q5_K: the 12 packed bytes to 8 scales and 8 mins of 6 bits (sub-block j < 4: low 6 bits
+// of bytes j and j + 4; j >= 4: a nibble of byte j + 4 with the top 2 bits of bytes j - 4 and j),
+// four bytes at a time
+QTK_INLINE void qtk_unpack_scales(const uint8_t * q, struct qtk_row * w) {
+    uint32_t u[3], sm[4];
+    memcpy(u, q, 12);
+    sm[0] = u[0] & 0x3F3F3F3Fu;                                                 // scales 0..3
+    sm[1] = (u[2] & 0x0F0F0F0Fu) | (((u[0] >> 6) & 0x03030303u) << 4);         // scales 4..7
+    sm[2] = u[1] & 0x3F3F3F3Fu;                                                 // mins 0..3
+    sm[3] = ((u[2] >> 4) & 0x0F0F0F0Fu) | (((u[1] >> 6) & 0x03030303u) << 4);  // mins 4..7
+    const __m128i b = _mm_loadu_si128((const __m128i *)(const void *) sm);
+    _mm_storeu_si128((__m128i *)(void *) w->sc, _mm_cvtepu8_epi16(b));
+    const __m128i mins2 = _mm_shuffle_epi8(b, _mm_set_epi8(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8));
+    w->bfac = _mm256_cvtepu8_epi16(mins2);
+}
+
 QTK_INLINE void qtk_row_prep(enum qtk_kind k, const void * blk, struct qtk_row * w) {
     switch (k) {
-        case QTK_Q4_K:
+        case QTK_Q4_K: {
+            const block_q4_K * b = blk;
+            qtk_unpack_scales(b->scales, w);
+            w->d = q_fp16_avx2(b->d);
+            w->dmin = q_fp16_avx2(b->dmin);
+            break;
+        }
         case QTK_Q5_K: {
-            // Q4_K and Q5_K share the header layout: d, dmin, scales[12]
-            const uint8_t * q = k == QTK_Q4_K ? ((const block_q4_K *) blk)->scales : ((const block_q5_K *) blk)->scales;
-            int16_t mn[16];
-            for (int j = 0; j < 8; j++) {
-                int d, m;
-                if (j < 4) {
-                    d = q[j] & 63;
-                    m = q[j + 4] & 63;
-                } else {
-                    d = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
-                    m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
-                }
-                w->sc[j] = (int16_t) d;
-                mn[2*j] = mn[2*j + 1] = (int16_t) m;
-            }
-            w->bfac = qtk_load(mn);
-            if (k == QTK_Q4_K) {
-                w->d = q_fp16_avx2(((const block_q4_K *) blk)->d);
-                w->dmin = q_fp16_avx2(((const block_q4_K *) blk)->dmin);
-            } else {
-                w->d = q_fp16_avx2(((const block_q5_K *) blk)->d);
-                w->dmin = q_fp16_avx2(((const block_q5_K *) blk)->dmin);
-            }
+            const block_q5_K * b = blk;
+            qtk_unpack_scales(b->scales, w);
+            w->d = q_fp16_avx2(b->d);
+            w->dmin = q_fp16_avx2(b->dmin);
             break;
         }
         case QTK_Q6_K: {
             const block_q6_K * b = blk;
             // the offset of 32 of every level: -32 * sum_g sc_g * bsum_g, folded as dmin = 32*d
             w->bfac = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *) b->scales));
+            _mm256_storeu_si256((__m256i *)(void *) w->sc, w->bfac);
             w->d = q_fp16_avx2(b->d);
             w->dmin = 32.0f*w->d;
             break;
@@ -129,7 +133,7 @@ QTK_INLINE __m256i qtk_levels(enum qtk_kind k, const void * blk, const struct qt
             const __m256i hb = qtk_load(b->qh + 32*h);
             const __m256i lo = _mm256_and_si256(r >= 2 ? _mm256_srli_epi16(l, 4) : l, m4);
             const __m256i hi = _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 2*r), _mm256_set1_epi8(3)), 4);
-            *scale = _mm256_set_m128i(_mm_set1_epi16(b->scales[8*h + 2*r + 1]), _mm_set1_epi16(b->scales[8*h + 2*r]));
+            *scale = _mm256_set_m128i(_mm_set1_epi16(w->sc[8*h + 2*r + 1]), _mm_set1_epi16(w->sc[8*h + 2*r]));
             return _mm256_or_si256(lo, hi);
         }
         case QTK_IQ4_XS: {
@@ -162,6 +166,12 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
         const block_q8_K * yb[4];
         for (int r = 0; r < R; r++) {
             xb[r] = x + (size_t) r*bx + (size_t) i*xsz;
+            if (C == 1 && R > 1) {
+                // R short interleaved streams: fetch this super-block of the next R rows (the next call's)
+                for (size_t o = 0; o < xsz; o += 64) {
+                    _mm_prefetch((const char *) xb[r] + (size_t) R*bx + o, _MM_HINT_T0);
+                }
+            }
             qtk_row_prep(k, xb[r], &w[r]);
         }
         for (int c = 0; c < C; c++) {

@@ -4,9 +4,11 @@
 // every column's activation block, and each activation block is loaded once for all rows, so the
 // unpacking is shared across columns (prompt) and the loads of several rows overlap (decode).
 //
-// The arithmetic per block pair is the vec_dot kernels' (avx2-quant.c): maddubs of |w| with
-// sign(w)*a (or of the unsigned levels with a for the types with a min), madd to int32, scaled in
-// float by d_w*d_a; the min of Q4_1/Q5_1 adds m_w*s_a, spread over the 8 lanes (an exact /8).
+// The arithmetic per block pair: maddubs of |w| with sign(w)*a for the signed levels (Q8_0,
+// IQ4_NL); of the unsigned levels u with a for the others, Q4_0 / Q5_0 subtracting
+// maddubs(offset, a) (u - 8 or u - 16: the same int16 sums, two sign operations fewer); madd to
+// int32, scaled in float by d_w*d_a; the min of Q4_1/Q5_1 adds m_w*s_a, spread over the 8 lanes
+// (an exact /8). The integer sums equal the vec_dot kernels' (avx2-quant.c).
 // The register tiles are 4 rows x 1 column (decode) and 2 rows x 4 columns (prompt); other
 // shapes are split into those and 1 x 1 / 1 x 4.
 
@@ -65,54 +67,109 @@ QT_INLINE __m256i qt_high_bits(const uint8_t * qh4) {
     return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
 }
 
-// one weight block: its 32 levels (signed, or unsigned for the types with a min), scale and min
+// an fp16 scale broadcast to 8 floats (a word broadcast and one conversion)
+QT_INLINE __m256 qt_scale(const ggml_fp16_t * h) {
+    return _mm256_cvtph_ps(_mm_set1_epi16((short) *h));
+}
+
+// the constant that Q4_0 / Q5_0 subtract from their unsigned levels (0: the type has none)
+QT_INLINE int qt_offset(enum qt_kind k) {
+    return k == QT_Q4_0 ? 8 : k == QT_Q5_0 ? 16 : 0;
+}
+
+// one weight block: its 32 levels and scale (and min). Q4_0 / Q5_0 give their unsigned levels
+// (the offset is applied through the activations, see qt_body); Q8_0 / IQ4_NL signed ones.
 QT_INLINE __m256i qt_unpack(enum qt_kind k, const void * blk, __m256i iq4_vals, __m256 * d, __m256 * m) {
     switch (k) {
         case QT_Q4_0: {
             const block_q4_0 * b = blk;
-            *d = _mm256_set1_ps(q_fp16_avx2(b->d));
-            return _mm256_sub_epi8(qt_nibbles(b->qs), _mm256_set1_epi8(8));
+            *d = qt_scale(&b->d);
+            return qt_nibbles(b->qs);
         }
         case QT_Q4_1: {
             const block_q4_1 * b = blk;
-            *d = _mm256_set1_ps(q_fp16_avx2(b->d));
-            *m = _mm256_set1_ps(q_fp16_avx2(b->m)*0.125f);
+            *d = qt_scale(&b->d);
+            *m = _mm256_mul_ps(qt_scale(&b->m), _mm256_set1_ps(0.125f));
             return qt_nibbles(b->qs);
         }
         case QT_Q5_0: {
             const block_q5_0 * b = blk;
-            *d = _mm256_set1_ps(q_fp16_avx2(b->d));
-            return _mm256_sub_epi8(_mm256_or_si256(qt_nibbles(b->qs), qt_high_bits(b->qh)), _mm256_set1_epi8(16));
+            *d = qt_scale(&b->d);
+            return _mm256_or_si256(qt_nibbles(b->qs), qt_high_bits(b->qh));
         }
         case QT_Q5_1: {
             const block_q5_1 * b = blk;
-            *d = _mm256_set1_ps(q_fp16_avx2(b->d));
-            *m = _mm256_set1_ps(q_fp16_avx2(b->m)*0.125f);
+            *d = qt_scale(&b->d);
+            *m = _mm256_mul_ps(qt_scale(&b->m), _mm256_set1_ps(0.125f));
             return _mm256_or_si256(qt_nibbles(b->qs), qt_high_bits(b->qh));
         }
         case QT_Q8_0: {
             const block_q8_0 * b = blk;
-            *d = _mm256_set1_ps(q_fp16_avx2(b->d));
+            *d = qt_scale(&b->d);
             return _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
         }
         case QT_IQ4_NL: {
             const block_iq4_nl * b = blk;
-            *d = _mm256_set1_ps(q_fp16_avx2(b->d));
+            *d = qt_scale(&b->d);
             return _mm256_shuffle_epi8(iq4_vals, qt_nibbles(b->qs));
         }
     }
     return _mm256_setzero_si256();
 }
 
-// R rows x C columns over nb blocks: s[c*bs + r] = dot(row r of x, column c of y)
+// one activation block of column c: levels, scale, the block sum term of Q8_1 (s/1, spread as the
+// weights' min is), and for the offset types the int16 pair sums of offset*a
+struct qt_col {
+    __m256i a, off;
+    __m256  d, s;
+};
+
+QT_INLINE void qt_col_load(enum qt_kind k, const char * yb, struct qt_col * col) {
+    col->off = _mm256_setzero_si256();
+    col->s = _mm256_setzero_ps();
+    if (qt_has_min(k)) {
+        const block_q8_1 * b = (const block_q8_1 *)(const void *) yb;
+        col->a = _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
+        col->d = qt_scale(&b->d);
+        col->s = qt_scale(&b->s);
+    } else {
+        const block_q8_0 * b = (const block_q8_0 *)(const void *) yb;
+        col->a = _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
+        col->d = qt_scale(&b->d);
+    }
+    if (qt_offset(k) != 0) {
+        col->off = _mm256_maddubs_epi16(_mm256_set1_epi8((char) qt_offset(k)), col->a);
+    }
+}
+
+// acc += the product of one weight block (w, dx, mx) with one activation block
+QT_INLINE __m256 qt_pair(enum qt_kind k, __m256i w, __m256 dx, __m256 mx, const struct qt_col * col, __m256 acc) {
+    __m256i p16;
+    if (qt_offset(k) != 0 || qt_has_min(k)) {
+        p16 = _mm256_maddubs_epi16(w, col->a); // unsigned levels: at most 2*31*127 per pair
+        if (qt_offset(k) != 0) {
+            p16 = _mm256_sub_epi16(p16, col->off);
+        }
+    } else {
+        p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(col->a, w));
+    }
+    const __m256 p = _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
+    acc = _mm256_fmadd_ps(_mm256_mul_ps(dx, col->d), p, acc);
+    if (qt_has_min(k)) {
+        acc = _mm256_fmadd_ps(mx, col->s, acc);
+    }
+    return acc;
+}
+
+// R rows x C columns over nb blocks: s[c*bs + r] = dot(row r of x, column c of y). Rows are
+// processed one after the other within a block so that few registers are live: with one column
+// its block is loaded once for all rows; with several, each row reloads them from L1.
 QT_INLINE void qt_body(enum qt_kind k, int R, int C, int nb, float * s, size_t bs, const char * x, size_t bx,
         const char * y, size_t by) {
-    const bool   hm  = qt_has_min(k);
     const size_t xsz = qt_xsize(k);
-    const size_t ysz = hm ? sizeof(block_q8_1) : sizeof(block_q8_0);
+    const size_t ysz = qt_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
     const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
     const __m256i iq4_vals = _mm256_set_m128i(v128, v128);
-    const __m256i ones = _mm256_set1_epi16(1);
     __m256 acc[4][4];
     for (int r = 0; r < R; r++) {
         for (int c = 0; c < C; c++) {
@@ -120,34 +177,26 @@ QT_INLINE void qt_body(enum qt_kind k, int R, int C, int nb, float * s, size_t b
         }
     }
     for (int i = 0; i < nb; i++) {
-        __m256i w[4], wa[4];
-        __m256  dx[4], mx[4];
-        for (int r = 0; r < R; r++) {
-            mx[r] = _mm256_setzero_ps();
-            w[r]  = qt_unpack(k, x + (size_t) r*bx + (size_t) i*xsz, iq4_vals, &dx[r], &mx[r]);
-            wa[r] = hm ? w[r] : _mm256_sign_epi8(w[r], w[r]);
+        struct qt_col col0;
+        if (C == 1) {
+            qt_col_load(k, y + (size_t) i*ysz, &col0);
         }
-        for (int c = 0; c < C; c++) {
-            const char * yb = y + (size_t) c*by + (size_t) i*ysz;
-            __m256i a;
-            __m256  dy, sy = _mm256_setzero_ps();
-            if (hm) {
-                const block_q8_1 * b = (const block_q8_1 *)(const void *) yb;
-                a  = _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
-                dy = _mm256_set1_ps(q_fp16_avx2(b->d));
-                sy = _mm256_set1_ps(q_fp16_avx2(b->s));
-            } else {
-                const block_q8_0 * b = (const block_q8_0 *)(const void *) yb;
-                a  = _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
-                dy = _mm256_set1_ps(q_fp16_avx2(b->d));
+        for (int r = 0; r < R; r++) {
+            if (C == 1 && R > 1) {
+                // the rows are R short interleaved streams, which the hardware prefetcher follows
+                // poorly: fetch the same block of the next R rows (the next call's)
+                _mm_prefetch(x + (size_t) (r + R)*bx + (size_t) i*xsz, _MM_HINT_T0);
             }
-            for (int r = 0; r < R; r++) {
-                const __m256i p16 = _mm256_maddubs_epi16(wa[r], hm ? a : _mm256_sign_epi8(a, w[r]));
-                const __m256  p   = _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, ones));
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dx[r], dy), p, acc[r][c]);
-                if (hm) {
-                    acc[r][c] = _mm256_fmadd_ps(mx[r], sy, acc[r][c]);
+            __m256 dx, mx = _mm256_setzero_ps();
+            const __m256i w = qt_unpack(k, x + (size_t) r*bx + (size_t) i*xsz, iq4_vals, &dx, &mx);
+            for (int c = 0; c < C; c++) {
+                struct qt_col col;
+                if (C == 1) {
+                    col = col0;
+                } else {
+                    qt_col_load(k, y + (size_t) c*by + (size_t) i*ysz, &col);
                 }
+                acc[r][c] = qt_pair(k, w, dx, mx, &col, acc[r][c]);
             }
         }
     }
