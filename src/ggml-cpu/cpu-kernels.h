@@ -66,7 +66,7 @@ typedef void (*ggml_cpu_quant_from_float_fn)(const float * x, void * y, int64_t 
 // y + c*by) for r < nr <= GGML_CPU_QTILE_ROWS and c < nc <= GGML_CPU_QTILE_COLS (bs in floats, bx
 // and by in bytes); the same sums as vec_dot, with weight unpacking and activation loads shared.
 #define GGML_CPU_QTILE_ROWS 4
-#define GGML_CPU_QTILE_COLS 4
+#define GGML_CPU_QTILE_COLS 8
 typedef void (*ggml_cpu_quant_tile_fn)(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by,
         int nr, int nc);
 

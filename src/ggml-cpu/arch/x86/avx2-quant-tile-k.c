@@ -4,7 +4,7 @@
 // unpacked levels and scales of a weight row shared by the tile's columns. Per super-block and
 // (row, column) pair the int32 sums stay in a vector; the block-sum terms (Q4_K/Q5_K mins, Q6_K's
 // offset of 32) are one madd of 16 int16 scales with Q8_K's 16 bsums. Register tiles: 4 x 1
-// (decode) and 2 x 4 (prompt), other shapes split into those and 1-row leftovers.
+// (decode) and 1 x 8 (prompt), other shapes split into those and smaller ones.
 
 #include "avx2-quant.h"
 #include "ggml-impl.h"
@@ -41,7 +41,8 @@ QTK_INLINE __m256i qtk_load(const void * p) {
     return _mm256_loadu_si256((const __m256i *)(const void *) p);
 }
 
-// per row and super-block: the 8 sub-block scales (int16, broadcast from here per step), the 16
+// per row and super-block: the sub-block scales (int16, broadcast from here per step; IQ4_XS's as
+// 8 int32 lanes), the 16
 // int16 factors of the bsums (mins of Q4_K/Q5_K repeated per half sub-block; Q6_K's group
 // scales), the float scale of the integer sum and that of the bsum term
 struct qtk_row {
@@ -92,10 +93,18 @@ QTK_INLINE void qtk_row_prep(enum qtk_kind k, const void * blk, struct qtk_row *
             break;
         }
         case QTK_IQ4_XS: {
+            // ls_j - 32 with ls_j = nibble j of scales_l | (bits 2j..2j+1 of scales_h) << 4, as int32
+            // lanes (madd broadcasts the low 16 bits of each)
             const block_iq4_xs * b = blk;
-            for (int ib = 0; ib < 8; ib++) {
-                w->sc[ib] = (int16_t) ((((b->scales_l[ib/2] >> (4*(ib%2))) & 0xF) | (((b->scales_h >> (2*ib)) & 3) << 4)) - 32);
-            }
+            uint32_t l;
+            memcpy(&l, b->scales_l, sizeof(l));
+            const __m128i l4 = _mm_cvtsi32_si128((int) l);
+            const __m128i m4 = _mm_set1_epi8(0x0F);
+            const __m128i lo = _mm_unpacklo_epi8(_mm_and_si128(l4, m4), _mm_and_si128(_mm_srli_epi16(l4, 4), m4));
+            const __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(b->scales_h),
+                    _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14)), _mm256_set1_epi32(3));
+            const __m256i ls = _mm256_or_si256(_mm256_cvtepu8_epi32(lo), _mm256_slli_epi32(hi, 4));
+            _mm256_storeu_si256((__m256i *)(void *) w->sc, _mm256_sub_epi32(ls, _mm256_set1_epi32(32)));
             w->bfac = _mm256_setzero_si256();
             w->d = q_fp16_avx2(b->d);
             w->dmin = 0.0f;
@@ -142,7 +151,7 @@ QTK_INLINE __m256i qtk_levels(enum qtk_kind k, const void * blk, const struct qt
             const __m256i nb = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(q, 4), q), m4);
             const __m256i v = _mm256_shuffle_epi8(iq4_vals, nb);
             *sgn = v;
-            *scale = _mm256_set1_epi16(w->sc[j]);
+            *scale = _mm256_set1_epi16(w->sc[2*j]); // the low half of int32 lane j
             return _mm256_sign_epi8(v, v);
         }
     }
@@ -154,7 +163,7 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
     const size_t xsz = qtk_xsize(k);
     const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
     const __m256i iq4_vals = _mm256_set_m128i(v128, v128);
-    __m256 acc[4][4];
+    __m256 acc[4][8];
     for (int r = 0; r < R; r++) {
         for (int c = 0; c < C; c++) {
             acc[r][c] = _mm256_setzero_ps();
@@ -163,7 +172,7 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
     for (int i = 0; i < nb; i++) {
         struct qtk_row w[4];
         const void * xb[4];
-        const block_q8_K * yb[4];
+        const block_q8_K * yb[8];
         for (int r = 0; r < R; r++) {
             xb[r] = x + (size_t) r*bx + (size_t) i*xsz;
             if (C == 1 && R > 1) {
@@ -177,12 +186,14 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
         for (int c = 0; c < C; c++) {
             yb[c] = (const block_q8_K *)(const void *) (y + (size_t) c*by) + i;
         }
-        __m256i isum[4][4];
+        __m256i isum[4][8];
         for (int r = 0; r < R; r++) {
             for (int c = 0; c < C; c++) {
                 isum[r][c] = _mm256_setzero_si256();
             }
         }
+        // the 8 steps of 32 elements, unrolled so that the steps' offsets and shifts are constants
+#pragma GCC unroll 8
         for (int j = 0; j < 8; j++) {
             for (int r = 0; r < R; r++) {
                 __m256i scale, sgn = _mm256_setzero_si256();
@@ -215,30 +226,40 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
     }
 }
 
+// any nr <= GGML_CPU_QTILE_ROWS rows x nc <= GGML_CPU_QTILE_COLS columns: one column through the
+// 4 x 1 register tile (decode), several row by row through 1 x 8 / 4 / 2 / 1 tiles (prompt: the
+// unpacked weight block serves up to 8 columns, whose int sums stay in registers)
 QTK_INLINE void qtk_tile(enum qtk_kind k, int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by,
         int nr, int nc) {
     const char * x = vx;
     const char * y = vy;
     const int nb = n/QK_K;
-    if (nc == 4) {
-        int r = 0;
-        for (; r + 2 <= nr; r += 2) {
-            qtk_body(k, 2, 4, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
-        }
-        if (r < nr) {
-            qtk_body(k, 1, 4, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
+    if (nc == 1) {
+        if (nr == 4) {
+            qtk_body(k, 4, 1, nb, s, bs, x, bx, y, by);
+        } else {
+            for (int r = 0; r < nr; r++) {
+                qtk_body(k, 1, 1, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
+            }
         }
         return;
     }
-    for (int c = 0; c < nc; c++) {
-        float * sc = s + (size_t) c*bs;
-        const char * yc = y + (size_t) c*by;
-        if (nr == 4) {
-            qtk_body(k, 4, 1, nb, sc, bs, x, bx, yc, by);
-        } else {
-            for (int r = 0; r < nr; r++) {
-                qtk_body(k, 1, 1, nb, sc + r, bs, x + (size_t) r*bx, bx, yc, by);
-            }
+    for (int r = 0; r < nr; r++) {
+        const char * xr = x + (size_t) r*bx;
+        int c = 0;
+        for (; c + 8 <= nc; c += 8) {
+            qtk_body(k, 1, 8, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+        }
+        if (c + 4 <= nc) {
+            qtk_body(k, 1, 4, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            c += 4;
+        }
+        if (c + 2 <= nc) {
+            qtk_body(k, 1, 2, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            c += 2;
+        }
+        if (c < nc) {
+            qtk_body(k, 1, 1, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
         }
     }
 }

@@ -9,8 +9,8 @@
 // maddubs(offset, a) (u - 8 or u - 16: the same int16 sums, two sign operations fewer); madd to
 // int32, scaled in float by d_w*d_a; the min of Q4_1/Q5_1 adds m_w*s_a, spread over the 8 lanes
 // (an exact /8). The integer sums equal the vec_dot kernels' (avx2-quant.c).
-// The register tiles are 4 rows x 1 column (decode) and 2 rows x 4 columns (prompt); other
-// shapes are split into those and 1 x 1 / 1 x 4.
+// The register tiles are 4 rows x 1 column (decode) and 1 row x 8 columns (prompt); other
+// shapes are split into those and smaller ones.
 
 #include "avx2-quant.h"
 #include "ggml-impl.h"
@@ -170,7 +170,7 @@ QT_INLINE void qt_body(enum qt_kind k, int R, int C, int nb, float * s, size_t b
     const size_t ysz = qt_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
     const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
     const __m256i iq4_vals = _mm256_set_m128i(v128, v128);
-    __m256 acc[4][4];
+    __m256 acc[4][8];
     for (int r = 0; r < R; r++) {
         for (int c = 0; c < C; c++) {
             acc[r][c] = _mm256_setzero_ps();
@@ -207,31 +207,40 @@ QT_INLINE void qt_body(enum qt_kind k, int R, int C, int nb, float * s, size_t b
     }
 }
 
-// any nr <= 4 rows x nc <= 4 columns, from the register tiles 4x1, 2x4 and the 1-row leftovers
+// any nr <= GGML_CPU_QTILE_ROWS rows x nc <= GGML_CPU_QTILE_COLS columns: one column through the
+// 4 x 1 register tile (decode), several row by row through 1 x 8 / 4 / 2 / 1 tiles (prompt: the
+// unpacked weight block serves up to 8 columns, whose int sums stay in registers)
 QT_INLINE void qt_tile(enum qt_kind k, int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by,
         int nr, int nc) {
     const char * x = vx;
     const char * y = vy;
     const int nb = n/QK8_0;
-    if (nc == 4) {
-        int r = 0;
-        for (; r + 2 <= nr; r += 2) {
-            qt_body(k, 2, 4, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
-        }
-        if (r < nr) {
-            qt_body(k, 1, 4, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
+    if (nc == 1) {
+        if (nr == 4) {
+            qt_body(k, 4, 1, nb, s, bs, x, bx, y, by);
+        } else {
+            for (int r = 0; r < nr; r++) {
+                qt_body(k, 1, 1, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
+            }
         }
         return;
     }
-    for (int c = 0; c < nc; c++) {
-        float * sc = s + (size_t) c*bs;
-        const char * yc = y + (size_t) c*by;
-        if (nr == 4) {
-            qt_body(k, 4, 1, nb, sc, bs, x, bx, yc, by);
-        } else {
-            for (int r = 0; r < nr; r++) {
-                qt_body(k, 1, 1, nb, sc + r, bs, x + (size_t) r*bx, bx, yc, by);
-            }
+    for (int r = 0; r < nr; r++) {
+        const char * xr = x + (size_t) r*bx;
+        int c = 0;
+        for (; c + 8 <= nc; c += 8) {
+            qt_body(k, 1, 8, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+        }
+        if (c + 4 <= nc) {
+            qt_body(k, 1, 4, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            c += 4;
+        }
+        if (c + 2 <= nc) {
+            qt_body(k, 1, 2, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            c += 2;
+        }
+        if (c < nc) {
+            qt_body(k, 1, 1, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
         }
     }
 }
