@@ -20,6 +20,14 @@ enum qtk_kind { QTK_Q4_K, QTK_Q5_K, QTK_Q6_K, QTK_IQ4_XS };
 
 #define QTK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
 
+// an empty asm that claims to change v: keeps the compiler from reassociating a step's sums into
+// a tree over the unrolled steps (which computes every product first and spills them)
+#if defined(__GNUC__)
+#define QTK_KEEP(v) __asm__("" : "+x"(v))
+#else
+#define QTK_KEEP(v) ((void) 0)
+#endif
+
 QTK_INLINE float qtk_hsum(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -204,6 +212,7 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
                         a = _mm256_sign_epi8(a, sgn);
                     }
                     isum[r][c] = _mm256_add_epi32(isum[r][c], _mm256_madd_epi16(_mm256_maddubs_epi16(u, a), scale));
+                    QTK_KEEP(isum[r][c]);
                 }
             }
         }
