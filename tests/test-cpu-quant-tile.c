@@ -1,10 +1,10 @@
 // The quantized register tiles (the tile slots of cpu-kernels.h; docs/cpu-kernels.md, "Quantized
 // mat-mul design") and the MUL_MAT paths built on them:
 //   - every tile slot at every level this CPU runs (levels above it are reported and skipped),
-//     for every shape nr x nc up to GGML_CPU_QTILE_ROWS x GGML_CPU_QTILE_COLS, with row and column
-//     strides larger than a row, on Gaussian data of several scales: each output against the
-//     double dot of the dequantized weight and activation rows (2e-5 of the sum of |products|)
-//     and against the portable vec_dot;
+//     for every shape nr x nc up to GGML_CPU_QTILE_ROWS x GGML_CPU_QTILE_COLS, two row lengths,
+//     row and column strides larger than a row, Gaussian data of several scales: each output
+//     against the double dot of the dequantized weight and activation rows (2e-5 of the sum of
+//     |products|) and against the portable vec_dot;
 //   - MUL_MAT with quantized weights through a graph at odd sizes (N not a multiple of the tile's
 //     rows, M of 1, 2, 3, 5 and 67 columns, a broadcast batch) with 1 and 2 threads at the level
 //     in use, against the double-precision product of the dequantized weights: normalized squared
@@ -85,12 +85,12 @@ static double ref_dot(enum ggml_type tx, const void * x, enum ggml_type ty, cons
     return s;
 }
 
-// every nr x nc shape of the slot of type t, K = 768 (3 super-blocks, 24 blocks of 32)
-static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, const char * lv) {
+// every nr x nc shape of the slot of type t; K = 768 (3 super-blocks, 24 blocks of 32) and 4864
+// (19 super-blocks, 152 blocks: longer than the prefetch and unrolling patterns)
+static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, const char * lv, int64_t K) {
     const struct ggml_cpu_quant_kernels * q = &kt->quant[t];
     const struct ggml_cpu_kernels * kp = ggml_cpu_kernels_get(true);
     const enum ggml_type vt = q->vec_dot_type;
-    const int64_t K = 768;
     const size_t rx = ggml_row_size(t, K) + 64, ry = ggml_row_size(vt, K) + 96; // strides past a row
     const size_t ldc = GGML_CPU_QTILE_ROWS + 3;
     uint8_t * x = malloc(rx*GGML_CPU_QTILE_ROWS);
@@ -124,8 +124,8 @@ static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
                         const float s = out[c*ldc + r];
                         const double tol = 2e-5*sabs + 1e-30;
                         TEST_CHECK_MSG(isfinite(s) && fabs(s - ref) <= tol,
-                                       "[%s] %s tile %dx%d (%d,%d) rep %d: %.9g vs double %.9g (tol %.3g)", lv,
-                                       ggml_type_name(t), nr, nc, r, c, rep, (double) s, ref, tol);
+                                       "[%s] %s K=%d tile %dx%d (%d,%d) rep %d: %.9g vs double %.9g (tol %.3g)", lv,
+                                       ggml_type_name(t), (int) K, nr, nc, r, c, rep, (double) s, ref, tol);
                         TEST_CHECK_MSG(fabs((double) s - sp) <= 2.0*tol, "[%s] %s tile %dx%d: %.9g vs portable %.9g", lv,
                                        ggml_type_name(t), nr, nc, (double) s, (double) sp);
                     }
@@ -215,7 +215,8 @@ int main(void) {
         int n = 0;
         for (int t = 0; t < GGML_TYPE_COUNT; t++) {
             if (kt->quant[t].tile != NULL) {
-                check_tile(kt, (enum ggml_type) t, lv);
+                check_tile(kt, (enum ggml_type) t, lv, 768);
+                check_tile(kt, (enum ggml_type) t, lv, 4864);
                 n++;
             }
         }
