@@ -18,6 +18,8 @@ fam="${1:?usage: quant-peer.sh FAMILY_SRC [threads] [prompt_N] [types] [rounds] 
 nth="${2:-2}"; pn="${3:-14336}"; types="${4:-q4_0,q4_1,q8_0,q4_K,q5_K,q6_K,iq4_nl,iq4_xs}"
 rounds="${5:-3}"; clk="${6:-wall}"
 fam="$(cd "$fam" && pwd)"
+# a llama.cpp tree is configured at its top (its ggml/ folder alone lacks files that a standalone
+# ggml configure needs); a ggml checkout as it is
 if [ -d "$fam/ggml/include" ]; then ggml_src="$fam/ggml"; else ggml_src="$fam"; fi
 [ -f "$ggml_src/include/ggml-cpu.h" ] || { echo "quant-peer: no ggml-cpu.h under $ggml_src/include" >&2; exit 1; }
 
@@ -27,8 +29,9 @@ libdir="${FAMILY_LIBDIR:-}"
 if [ -z "$libdir" ]; then
     libdir="$tmp/build/bin"
     if [ ! -f "$libdir/libggml-cpu.so" ]; then
-        cmake -S "$ggml_src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON \
-              -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF >/dev/null
+        cmake -S "$fam" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON \
+              -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+              -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF >/dev/null
         cmake --build "$tmp/build" -j2 --target ggml ggml-cpu ggml-base >/dev/null
         [ -f "$libdir/libggml-cpu.so" ] || libdir="$(dirname "$(find "$tmp/build" -name libggml-cpu.so | head -1)")"
     fi
