@@ -5,6 +5,7 @@
 //     row and column strides larger than a row, Gaussian data of several scales: each output
 //     against the double dot of the dequantized weight and activation rows (2e-5 of the sum of
 //     |products|) and against the portable vec_dot;
+//   - the activation quantizers (Q8_0, Q8_1, Q8_K) of every level, byte for byte as the reference;
 //   - MUL_MAT with quantized weights through a graph at odd sizes (N not a multiple of the tile's
 //     rows, M of 1, 2, 3, 5 and 67 columns, a broadcast batch) with 1 and 2 threads at the level
 //     in use, against the double-precision product of the dequantized weights: normalized squared
@@ -147,6 +148,41 @@ static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
     free(yf);
 }
 
+// the activation quantizers of a level (from_float of the Q8_0 / Q8_1 / Q8_K slots) against the
+// reference quantizers, byte for byte: Gaussian rows of several scales, a zero block, a constant
+// block and values on the rounding halves
+static void check_act_quantizers(const struct ggml_cpu_kernels * kt, const char * lv) {
+    const enum ggml_type acts[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K };
+    const int64_t K = 1024;
+    float * x = malloc((size_t) K*sizeof(float));
+    for (size_t a = 0; a < sizeof(acts)/sizeof(acts[0]) && x != NULL; a++) {
+        const enum ggml_type t = acts[a];
+        const size_t rs = ggml_row_size(t, K);
+        uint8_t * q = malloc(rs), * r = malloc(rs);
+        for (int rep = 0; rep < 4 && q != NULL && r != NULL; rep++) {
+            const float scale = rep == 3 ? 1e-4f : (float) (1 << (3*rep));
+            for (int64_t i = 0; i < K; i++) {
+                x[i] = scale*rnd_gauss();
+            }
+            for (int64_t i = 0; i < 32; i++) {
+                x[i] = 0.0f;            // a zero block
+                x[32 + i] = -2.5f;      // a constant one
+            }
+            x[64] = 127.0f/16.0f;       // d = 1/16 exactly: the others land on halves of the grid
+            for (int64_t i = 1; i < 32; i++) {
+                x[64 + i] = ((float) (i % 15) - 7.0f + 0.5f)/16.0f;
+            }
+            kt->quant[t].from_float(x, q, K);
+            ggml_get_type_traits(t)->from_float_ref(x, r, K);
+            TEST_CHECK_MSG(memcmp(q, r, rs) == 0, "[%s] from_float %s rep %d differs from the reference", lv,
+                           ggml_type_name(t), rep);
+        }
+        free(q);
+        free(r);
+    }
+    free(x);
+}
+
 // MUL_MAT of a [K, N, 2] quantized weight by [K, M, 4] F32 activations (weights broadcast over
 // dim 2) through a graph with nth threads
 static void check_mul_mat(enum ggml_type t, int64_t N, int64_t M, int nth) {
@@ -221,6 +257,7 @@ int main(void) {
             }
         }
         printf("test-cpu-quant-tile: [%s] tiles of %d quantized types checked\n", lv, n);
+        check_act_quantizers(kt, lv);
     }
     const struct ggml_cpu_kernels * kl = ggml_cpu_kernels_get(false);
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {

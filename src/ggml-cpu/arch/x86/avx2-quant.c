@@ -141,6 +141,59 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq4_nl_avx2(int n, float * s, size_t bs, co
     *s = q_hsum(acc);
 }
 
+// Activations to Q8_0 / Q8_1, byte for byte as the reference quantizers (ggml-quants-legacy.c):
+// d = amax/127, q = roundf(x/d) with the halves rounded away from zero (trunc(v + copysign of the
+// float just below 0.5), exact for |v| < 2^23); Q8_1's s = fp16(d * sum of q).
+GGML_TARGET_AVX2 static inline int q_quantize_block_q8(const float * x, int8_t * qs, float * dout) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    __m256 v[4];
+    __m256 amax = _mm256_setzero_ps();
+    for (int j = 0; j < 4; j++) {
+        v[j] = _mm256_loadu_ps(x + 8*j);
+        amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[j]));
+    }
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(amax), _mm256_extractf128_ps(amax, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_movehdup_ps(m));
+    const float d  = _mm_cvtss_f32(m) / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    const __m256 vid  = _mm256_set1_ps(id);
+    const __m256 half = _mm256_set1_ps(0.49999997f);
+    __m256i q[4];
+    for (int j = 0; j < 4; j++) {
+        const __m256 t = _mm256_mul_ps(v[j], vid);
+        q[j] = _mm256_cvttps_epi32(_mm256_add_ps(t, _mm256_or_ps(_mm256_and_ps(t, sign), half)));
+    }
+    const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+    // packs interleave the 128-bit lanes; the permute restores element order
+    const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+    _mm256_storeu_si256((__m256i *)(void *) qs, _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    *dout = d;
+    return _mm_cvtsi128_si32(s);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_from_float_q8_0_avx2(const float * x, void * vy, int64_t k) {
+    block_q8_0 * y = vy;
+    for (int64_t i = 0; i < k/QK8_0; i++) {
+        float d;
+        q_quantize_block_q8(x + i*QK8_0, y[i].qs, &d);
+        y[i].d = GGML_FP32_TO_FP16(d);
+    }
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_from_float_q8_1_avx2(const float * x, void * vy, int64_t k) {
+    block_q8_1 * y = vy;
+    for (int64_t i = 0; i < k/QK8_1; i++) {
+        float d;
+        const int sum = q_quantize_block_q8(x + i*QK8_1, y[i].qs, &d);
+        y[i].d = GGML_FP32_TO_FP16(d);
+        y[i].s = GGML_FP32_TO_FP16((float) sum * d);
+    }
+}
+
 #else
 
 typedef int ggml_avx2_quant_unused;
