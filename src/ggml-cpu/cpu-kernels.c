@@ -74,6 +74,9 @@ static void fill_table(struct ggml_cpu_kernels * t, const struct ggml_cpu_kernel
             t->quant[type].vec_dot      = lower->quant[type].vec_dot;
             t->quant[type].vec_dot_type = lower->quant[type].vec_dot_type;
         }
+        if (t->quant[type].tile == NULL && t->quant[type].vec_dot_type == lower->quant[type].vec_dot_type) {
+            t->quant[type].tile = lower->quant[type].tile;
+        }
         FILL(quant[type].from_float)
     }
 }

@@ -62,11 +62,19 @@ typedef void (*ggml_cpu_quant_dot_fn)(int n, float * s, size_t bs, const void * 
         int nrc);
 // Activations to the activation type of a slot: k floats (a multiple of the block size) to blocks.
 typedef void (*ggml_cpu_quant_from_float_fn)(const float * x, void * y, int64_t k);
+// A register tile of the quantized product: s[c*bs + r] = dot(weight row x + r*bx, activation row
+// y + c*by) for r < nr <= GGML_CPU_QTILE_ROWS and c < nc <= GGML_CPU_QTILE_COLS (bs in floats, bx
+// and by in bytes); the same sums as vec_dot, with weight unpacking and activation loads shared.
+#define GGML_CPU_QTILE_ROWS 4
+#define GGML_CPU_QTILE_COLS 8
+typedef void (*ggml_cpu_quant_tile_fn)(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by,
+        int nr, int nc);
 
 struct ggml_cpu_quant_kernels {
     enum ggml_type               vec_dot_type; // the activation type vec_dot reads (set with vec_dot)
     ggml_cpu_quant_dot_fn        vec_dot;      // NULL: this level has no kernel for the type
     ggml_cpu_quant_from_float_fn from_float;   // for slots that are activation types (Q8_0, Q8_1, Q8_K)
+    ggml_cpu_quant_tile_fn       tile;         // optional (NULL: MUL_MAT loops over vec_dot); reads vec_dot_type
 };
 
 struct ggml_cpu_kernels {

@@ -9,7 +9,10 @@
 //      tile's columns while the tile (a few tens of KiB of quantized activations) stays in cache,
 //      and the chunk's weight rows stay in L2 across tiles. Decode (one to a few columns) is then a
 //      plain stream over the weight rows, every row read once.
-// The dot products are the quant slots of the kernel table (cpu-kernels.h) of the level in use.
+// The dot products are the quant slots of the kernel table (cpu-kernels.h) of the level in use:
+// the slot's register tile (GGML_CPU_QTILE_ROWS weight rows x GGML_CPU_QTILE_COLS columns per
+// call: several rows' loads in flight for decode, unpacked weights shared by columns for prompts)
+// where the level has one, else one vec_dot per output.
 
 #include "cpu-ops-matmul-quant.h"
 #include "cpu-kernels.h"
@@ -108,12 +111,15 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
         ggml_cpu_barrier(params->threadpool);
     }
 
-    // phase 2: chunks of weight rows; enough of them for the dynamic split to even out
+    // phase 2: chunks of weight rows (a multiple of the tile's rows); enough of them for the
+    // dynamic split to even out
     const int64_t nbatch = ne2*ne3;
     int64_t chunk = (N + 8*params->nth - 1)/(8*params->nth);
     chunk = MAX((int64_t) 4, MIN(chunk, (int64_t) 64));
+    chunk = (chunk + GGML_CPU_QTILE_ROWS - 1)/GGML_CPU_QTILE_ROWS*GGML_CPU_QTILE_ROWS;
     const int64_t nchunk = (N + chunk - 1)/chunk;
     const int64_t r2 = b->ne[2]/a->ne[2], r3 = b->ne[3]/a->ne[3];
+    const size_t  ldc = op->nb[1]/sizeof(float);
     for (int64_t it = ggml_cpu_chunk_next(params->threadpool); it < nbatch*nchunk; it = ggml_cpu_chunk_next(params->threadpool)) {
         const int64_t batch = it / nchunk, i2 = batch % ne2, i3 = batch / ne2;
         const int64_t n0 = (it % nchunk)*chunk, n1 = MIN(N, n0 + chunk);
@@ -122,6 +128,18 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
         char * cbase = (char *) op->data + i2*op->nb[2] + i3*op->nb[3];
         for (int64_t m0 = 0; m0 < M; m0 += QMM_TILE_M) {
             const int64_t m1 = MIN(M, m0 + QMM_TILE_M);
+            if (q->tile != NULL) {
+                // register tiles: a group of weight rows stays in L1 while the column tile streams from L2
+                for (int64_t n = n0; n < n1; n += GGML_CPU_QTILE_ROWS) {
+                    const int nr = (int) MIN((int64_t) GGML_CPU_QTILE_ROWS, n1 - n);
+                    for (int64_t m = m0; m < m1; m += GGML_CPU_QTILE_COLS) {
+                        const int nc = (int) MIN((int64_t) GGML_CPU_QTILE_COLS, m1 - m);
+                        float * c = (float *)(void *)(cbase + m*op->nb[1]) + n;
+                        q->tile((int) K, c, ldc, abase + n*a->nb[1], a->nb[1], bbase + (size_t) m*rb, rb, nr, nc);
+                    }
+                }
+                continue;
+            }
             for (int64_t n = n0; n < n1; n++) {
                 const char * arow = abase + n*a->nb[1];
                 for (int64_t m = m0; m < m1; m++) {

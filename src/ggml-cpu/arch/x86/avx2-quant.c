@@ -141,6 +141,8 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq4_nl_avx2(int n, float * s, size_t bs, co
     *s = q_hsum(acc);
 }
 
+// The activation quantizers (Q8_0, Q8_1, Q8_K) are in avx2-quant-q8.c.
+
 #else
 
 typedef int ggml_avx2_quant_unused;

@@ -1,0 +1,265 @@
+// AVX2 quantized tiles of the 32-element formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL): up to
+// GGML_CPU_QTILE_ROWS weight rows by GGML_CPU_QTILE_COLS activation columns per call (the tile
+// slot of cpu-kernels.h). Each weight block is unpacked to int8 once per call and dotted with
+// every column's activation block, and each activation block is loaded once for all rows, so the
+// unpacking is shared across columns (prompt) and the loads of several rows overlap (decode).
+//
+// The arithmetic per block pair: maddubs of |w| with sign(w)*a for the signed levels (Q8_0,
+// IQ4_NL); of the unsigned levels u with a for the others, Q4_0 / Q5_0 subtracting
+// maddubs(offset, a) (u - 8 or u - 16: the same int16 sums, two sign operations fewer); madd to
+// int32, scaled in float by d_w*d_a; the min of Q4_1/Q5_1 adds m_w*s_a, spread over the 8 lanes
+// (an exact /8). The integer sums equal the vec_dot kernels' (avx2-quant.c).
+// The register tiles are 4 rows x 1 column (decode) and 1 row x 8 columns (prompt); other
+// shapes are split into those and smaller ones.
+
+#include "avx2-quant.h"
+#include "ggml-impl.h"
+#include "ggml-quants.h"
+#include "ggml-quants-tables.h"
+
+#if GGML_CPU_X86
+
+#include <immintrin.h>
+#include <string.h>
+
+enum qt_kind { QT_Q4_0, QT_Q4_1, QT_Q5_0, QT_Q5_1, QT_Q8_0, QT_IQ4_NL };
+
+#define QT_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+
+QT_INLINE float qt_hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+QT_INLINE bool qt_has_min(enum qt_kind k) {
+    return k == QT_Q4_1 || k == QT_Q5_1;
+}
+
+QT_INLINE size_t qt_xsize(enum qt_kind k) {
+    switch (k) {
+        case QT_Q4_0:   return sizeof(block_q4_0);
+        case QT_Q4_1:   return sizeof(block_q4_1);
+        case QT_Q5_0:   return sizeof(block_q5_0);
+        case QT_Q5_1:   return sizeof(block_q5_1);
+        case QT_Q8_0:   return sizeof(block_q8_0);
+        case QT_IQ4_NL: return sizeof(block_iq4_nl);
+    }
+    return 0;
+}
+
+// 16 packed bytes to 32 nibbles: element j < 16 is the low nibble of byte j, j >= 16 the high one
+QT_INLINE __m256i qt_nibbles(const uint8_t * qs) {
+    const __m128i b = _mm_loadu_si128((const __m128i *)(const void *) qs);
+    const __m256i w = _mm256_set_m128i(_mm_srli_epi16(b, 4), b);
+    return _mm256_and_si256(w, _mm256_set1_epi8(0x0F));
+}
+
+// the 32 bits of qh as 32 bytes: 0x10 where bit j is set, 0 elsewhere
+QT_INLINE __m256i qt_high_bits(const uint8_t * qh4) {
+    uint32_t qh;
+    memcpy(&qh, qh4, sizeof(qh));
+    const __m256i rep = _mm256_shuffle_epi8(_mm256_set1_epi32((int) qh),
+        _mm256_set_epi64x(0x0303030303030303ll, 0x0202020202020202ll, 0x0101010101010101ll, 0));
+    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(rep, bit), bit);
+    return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
+}
+
+// an fp16 scale broadcast to 8 floats (a word broadcast and one conversion)
+QT_INLINE __m256 qt_scale(const ggml_fp16_t * h) {
+    return _mm256_cvtph_ps(_mm_set1_epi16((short) *h));
+}
+
+// the constant that Q4_0 / Q5_0 subtract from their unsigned levels (0: the type has none)
+QT_INLINE int qt_offset(enum qt_kind k) {
+    return k == QT_Q4_0 ? 8 : k == QT_Q5_0 ? 16 : 0;
+}
+
+// one weight block: its 32 levels and scale (and min). Q4_0 / Q5_0 give their unsigned levels
+// (the offset is applied through the activations, see qt_body); Q8_0 / IQ4_NL signed ones.
+QT_INLINE __m256i qt_unpack(enum qt_kind k, const void * blk, __m256i iq4_vals, __m256 * d, __m256 * m) {
+    switch (k) {
+        case QT_Q4_0: {
+            const block_q4_0 * b = blk;
+            *d = qt_scale(&b->d);
+            return qt_nibbles(b->qs);
+        }
+        case QT_Q4_1: {
+            const block_q4_1 * b = blk;
+            *d = qt_scale(&b->d);
+            *m = _mm256_mul_ps(qt_scale(&b->m), _mm256_set1_ps(0.125f));
+            return qt_nibbles(b->qs);
+        }
+        case QT_Q5_0: {
+            const block_q5_0 * b = blk;
+            *d = qt_scale(&b->d);
+            return _mm256_or_si256(qt_nibbles(b->qs), qt_high_bits(b->qh));
+        }
+        case QT_Q5_1: {
+            const block_q5_1 * b = blk;
+            *d = qt_scale(&b->d);
+            *m = _mm256_mul_ps(qt_scale(&b->m), _mm256_set1_ps(0.125f));
+            return _mm256_or_si256(qt_nibbles(b->qs), qt_high_bits(b->qh));
+        }
+        case QT_Q8_0: {
+            const block_q8_0 * b = blk;
+            *d = qt_scale(&b->d);
+            return _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
+        }
+        case QT_IQ4_NL: {
+            const block_iq4_nl * b = blk;
+            *d = qt_scale(&b->d);
+            return _mm256_shuffle_epi8(iq4_vals, qt_nibbles(b->qs));
+        }
+    }
+    return _mm256_setzero_si256();
+}
+
+// one activation block of column c: levels, scale, the block sum term of Q8_1 (s/1, spread as the
+// weights' min is), and for the offset types the int16 pair sums of offset*a
+struct qt_col {
+    __m256i a, off;
+    __m256  d, s;
+};
+
+QT_INLINE void qt_col_load(enum qt_kind k, const char * yb, struct qt_col * col) {
+    col->off = _mm256_setzero_si256();
+    col->s = _mm256_setzero_ps();
+    if (qt_has_min(k)) {
+        const block_q8_1 * b = (const block_q8_1 *)(const void *) yb;
+        col->a = _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
+        col->d = qt_scale(&b->d);
+        col->s = qt_scale(&b->s);
+    } else {
+        const block_q8_0 * b = (const block_q8_0 *)(const void *) yb;
+        col->a = _mm256_loadu_si256((const __m256i *)(const void *) b->qs);
+        col->d = qt_scale(&b->d);
+    }
+    if (qt_offset(k) != 0) {
+        col->off = _mm256_maddubs_epi16(_mm256_set1_epi8((char) qt_offset(k)), col->a);
+    }
+}
+
+// acc += the product of one weight block (w, dx, mx) with one activation block
+QT_INLINE __m256 qt_pair(enum qt_kind k, __m256i w, __m256 dx, __m256 mx, const struct qt_col * col, __m256 acc) {
+    __m256i p16;
+    if (qt_offset(k) != 0 || qt_has_min(k)) {
+        p16 = _mm256_maddubs_epi16(w, col->a); // unsigned levels: at most 2*31*127 per pair
+        if (qt_offset(k) != 0) {
+            p16 = _mm256_sub_epi16(p16, col->off);
+        }
+    } else {
+        p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(col->a, w));
+    }
+    const __m256 p = _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, _mm256_set1_epi16(1)));
+    acc = _mm256_fmadd_ps(_mm256_mul_ps(dx, col->d), p, acc);
+    if (qt_has_min(k)) {
+        acc = _mm256_fmadd_ps(mx, col->s, acc);
+    }
+    return acc;
+}
+
+// R rows x C columns over nb blocks: s[c*bs + r] = dot(row r of x, column c of y). Rows are
+// processed one after the other within a block so that few registers are live: with one column
+// its block is loaded once for all rows; with several, each row reloads them from L1.
+QT_INLINE void qt_body(enum qt_kind k, int R, int C, int nb, float * s, size_t bs, const char * x, size_t bx,
+        const char * y, size_t by) {
+    const size_t xsz = qt_xsize(k);
+    const size_t ysz = qt_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
+    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
+    const __m256i iq4_vals = _mm256_set_m128i(v128, v128);
+    __m256 acc[4][8];
+    for (int r = 0; r < R; r++) {
+        for (int c = 0; c < C; c++) {
+            acc[r][c] = _mm256_setzero_ps();
+        }
+    }
+    for (int i = 0; i < nb; i++) {
+        struct qt_col col0;
+        if (C == 1) {
+            qt_col_load(k, y + (size_t) i*ysz, &col0);
+        }
+        for (int r = 0; r < R; r++) {
+            if (C == 1 && R > 1) {
+                // the rows are R short interleaved streams, which the hardware prefetcher follows
+                // poorly: fetch the same block of the next R rows (the next call's)
+                _mm_prefetch(x + (size_t) (r + R)*bx + (size_t) i*xsz, _MM_HINT_T0);
+            }
+            __m256 dx, mx = _mm256_setzero_ps();
+            const __m256i w = qt_unpack(k, x + (size_t) r*bx + (size_t) i*xsz, iq4_vals, &dx, &mx);
+            for (int c = 0; c < C; c++) {
+                struct qt_col col;
+                if (C == 1) {
+                    col = col0;
+                } else {
+                    qt_col_load(k, y + (size_t) c*by + (size_t) i*ysz, &col);
+                }
+                acc[r][c] = qt_pair(k, w, dx, mx, &col, acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        for (int c = 0; c < C; c++) {
+            s[(size_t) c*bs + (size_t) r] = qt_hsum(acc[r][c]);
+        }
+    }
+}
+
+// any nr <= GGML_CPU_QTILE_ROWS rows x nc <= GGML_CPU_QTILE_COLS columns: one column through the
+// 4 x 1 register tile (decode), several row by row through 1 x 8 / 4 / 2 / 1 tiles (prompt: the
+// unpacked weight block serves up to 8 columns, whose int sums stay in registers)
+QT_INLINE void qt_tile(enum qt_kind k, int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by,
+        int nr, int nc) {
+    const char * x = vx;
+    const char * y = vy;
+    const int nb = n/QK8_0;
+    if (nc == 1) {
+        if (nr == 4) {
+            qt_body(k, 4, 1, nb, s, bs, x, bx, y, by);
+        } else {
+            for (int r = 0; r < nr; r++) {
+                qt_body(k, 1, 1, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
+            }
+        }
+        return;
+    }
+    for (int r = 0; r < nr; r++) {
+        const char * xr = x + (size_t) r*bx;
+        int c = 0;
+        for (; c + 8 <= nc; c += 8) {
+            qt_body(k, 1, 8, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+        }
+        if (c + 4 <= nc) {
+            qt_body(k, 1, 4, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            c += 4;
+        }
+        if (c + 2 <= nc) {
+            qt_body(k, 1, 2, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            c += 2;
+        }
+        if (c < nc) {
+            qt_body(k, 1, 1, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+        }
+    }
+}
+
+#define QT_DEFINE(name, kind) \
+    GGML_TARGET_AVX2 void ggml_cpu_q_tile_##name##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, \
+            const void * y, size_t by, int nr, int nc) { \
+        qt_tile(kind, n, s, bs, x, bx, y, by, nr, nc); \
+    }
+
+QT_DEFINE(q4_0, QT_Q4_0)
+QT_DEFINE(q4_1, QT_Q4_1)
+QT_DEFINE(q5_0, QT_Q5_0)
+QT_DEFINE(q5_1, QT_Q5_1)
+QT_DEFINE(q8_0, QT_Q8_0)
+QT_DEFINE(iq4_nl, QT_IQ4_NL)
+
+#else
+
+typedef int ggml_avx2_quant_tile_unused;
+
+#endif // GGML_CPU_X86

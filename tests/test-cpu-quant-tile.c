@@ -1,0 +1,274 @@
+// The quantized register tiles (the tile slots of cpu-kernels.h; docs/cpu-kernels.md, "Quantized
+// mat-mul design") and the MUL_MAT paths built on them:
+//   - every tile slot at every level this CPU runs (levels above it are reported and skipped),
+//     for every shape nr x nc up to GGML_CPU_QTILE_ROWS x GGML_CPU_QTILE_COLS, two row lengths,
+//     row and column strides larger than a row, Gaussian data of several scales: each output
+//     against the double dot of the dequantized weight and activation rows (2e-5 of the sum of
+//     |products|) and against the portable vec_dot;
+//   - the activation quantizers (Q8_0, Q8_1, Q8_K) of every level, byte for byte as the reference;
+//   - MUL_MAT with quantized weights through a graph at odd sizes (N not a multiple of the tile's
+//     rows, M of 1, 2, 3, 5 and 67 columns, a broadcast batch) with 1 and 2 threads at the level
+//     in use, against the double-precision product of the dequantized weights: normalized squared
+//     error <= 5e-4 (the family's bound).
+
+#include "ggml.h"
+#include "ggml-cpu.h"
+#include "ggml-cpu/cpu-kernels.h"
+#include "test-common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t g_rng = 0xD1B54A32D192ED03ull;
+
+static uint32_t rnd_u32(void) {
+    g_rng = g_rng*6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t) (g_rng >> 33);
+}
+
+static float rnd_gauss(void) {
+    const double u1 = ((double) rnd_u32() + 1.0)/4294967296.0, u2 = (double) rnd_u32()/4294967296.0;
+    return (float) (sqrt(-2.0*log(u1))*cos(6.283185307179586*u2));
+}
+
+// k Gaussian values of the given scale quantized to t (every type with a tile has a quantizer)
+static bool quantize_gauss(enum ggml_type t, int64_t k, float scale, void * out) {
+    const struct ggml_type_traits * tr = ggml_get_type_traits(t);
+    float * x = malloc((size_t) k*sizeof(float));
+    if (x == NULL || tr->from_float_ref == NULL) {
+        free(x);
+        return false;
+    }
+    for (int64_t i = 0; i < k; i++) {
+        x[i] = scale*rnd_gauss();
+    }
+    tr->from_float_ref(x, out, k);
+    free(x);
+    return true;
+}
+
+// double dot of the dequantized rows; *sabs = the sum of |products|. For the Q8_1 activations of
+// Q4_1/Q5_1 the kernels use the block's stored s = d*sum(q) (fp16) for the min term, as the
+// family's do: the reference adds what that rounding changes, m*(s - d*sum(q)).
+static double ref_dot(enum ggml_type tx, const void * x, enum ggml_type ty, const void * y, int64_t k, double * sabs) {
+    float * xf = malloc((size_t) k*sizeof(float));
+    float * yf = malloc((size_t) k*sizeof(float));
+    double s = 0.0, a = 0.0;
+    if (xf != NULL && yf != NULL) {
+        ggml_get_type_traits(tx)->to_float(x, xf, k);
+        ggml_get_type_traits(ty)->to_float(y, yf, k);
+        for (int64_t i = 0; i < k; i++) {
+            s += (double) xf[i]*yf[i];
+            a += fabs((double) xf[i]*yf[i]);
+        }
+    }
+    free(xf);
+    free(yf);
+    if (tx == GGML_TYPE_Q4_1 || tx == GGML_TYPE_Q5_1) {
+        const size_t bx = ggml_type_size(tx), by = ggml_type_size(GGML_TYPE_Q8_1);
+        for (int64_t i = 0; i < k/32; i++) {
+            const uint8_t * xb = (const uint8_t *) x + i*bx;
+            const uint8_t * yb = (const uint8_t *) y + i*by;
+            ggml_fp16_t h[3];
+            memcpy(&h[0], xb + 2, 2); // m follows d in both weight blocks
+            memcpy(&h[1], yb, 2);
+            memcpy(&h[2], yb + 2, 2);
+            int sum = 0;
+            for (int j = 0; j < 32; j++) {
+                sum += (int8_t) yb[4 + j];
+            }
+            s += (double) ggml_fp16_to_fp32(h[0])*((double) ggml_fp16_to_fp32(h[2]) - (double) ggml_fp16_to_fp32(h[1])*sum);
+        }
+    }
+    *sabs = a;
+    return s;
+}
+
+// every nr x nc shape of the slot of type t; K = 768 (3 super-blocks, 24 blocks of 32) and 4864
+// (19 super-blocks, 152 blocks: longer than the prefetch and unrolling patterns)
+static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, const char * lv, int64_t K) {
+    const struct ggml_cpu_quant_kernels * q = &kt->quant[t];
+    const struct ggml_cpu_kernels * kp = ggml_cpu_kernels_get(true);
+    const enum ggml_type vt = q->vec_dot_type;
+    const size_t rx = ggml_row_size(t, K) + 64, ry = ggml_row_size(vt, K) + 96; // strides past a row
+    const size_t ldc = GGML_CPU_QTILE_ROWS + 3;
+    uint8_t * x = malloc(rx*GGML_CPU_QTILE_ROWS);
+    uint8_t * y = malloc(ry*GGML_CPU_QTILE_COLS);
+    float * yf = malloc((size_t) K*sizeof(float));
+    float out[GGML_CPU_QTILE_COLS*(GGML_CPU_QTILE_ROWS + 3)];
+    TEST_CHECK(x != NULL && y != NULL && yf != NULL);
+    for (int rep = 0; rep < 3 && x != NULL && y != NULL && yf != NULL; rep++) {
+        const float scale = rep == 2 ? 1e-3f : 1.0f + 2.0f*(float) rep;
+        for (int r = 0; r < GGML_CPU_QTILE_ROWS; r++) {
+            TEST_CHECK(quantize_gauss(t, K, 1.0f + (float) r, x + r*rx));
+        }
+        for (int c = 0; c < GGML_CPU_QTILE_COLS; c++) {
+            for (int64_t i = 0; i < K; i++) {
+                yf[i] = scale*rnd_gauss();
+            }
+            kt->quant[vt].from_float(yf, y + c*ry, K);
+        }
+        for (int nr = 1; nr <= GGML_CPU_QTILE_ROWS; nr++) {
+            for (int nc = 1; nc <= GGML_CPU_QTILE_COLS; nc++) {
+                for (size_t i = 0; i < sizeof(out)/sizeof(out[0]); i++) {
+                    out[i] = NAN;
+                }
+                q->tile((int) K, out, ldc, x, rx, y, ry, nr, nc);
+                for (int r = 0; r < nr; r++) {
+                    for (int c = 0; c < nc; c++) {
+                        double sabs;
+                        const double ref = ref_dot(t, x + r*rx, vt, y + c*ry, K, &sabs);
+                        float sp = NAN;
+                        kp->quant[t].vec_dot((int) K, &sp, 0, x + r*rx, 0, y + c*ry, 0, 1);
+                        const float s = out[c*ldc + r];
+                        const double tol = 2e-5*sabs + 1e-30;
+                        TEST_CHECK_MSG(isfinite(s) && fabs(s - ref) <= tol,
+                                       "[%s] %s K=%d tile %dx%d (%d,%d) rep %d: %.9g vs double %.9g (tol %.3g)", lv,
+                                       ggml_type_name(t), (int) K, nr, nc, r, c, rep, (double) s, ref, tol);
+                        TEST_CHECK_MSG(fabs((double) s - sp) <= 2.0*tol, "[%s] %s tile %dx%d: %.9g vs portable %.9g", lv,
+                                       ggml_type_name(t), nr, nc, (double) s, (double) sp);
+                    }
+                }
+                // nothing outside the nr x nc outputs is written
+                for (int c = 0; c < GGML_CPU_QTILE_COLS; c++) {
+                    for (size_t r = 0; r < ldc; r++) {
+                        if ((int) r >= nr || c >= nc) {
+                            TEST_CHECK_MSG(isnan(out[c*ldc + r]), "[%s] %s tile %dx%d wrote (%d,%d)", lv,
+                                           ggml_type_name(t), nr, nc, (int) r, c);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    free(x);
+    free(y);
+    free(yf);
+}
+
+// the activation quantizers of a level (from_float of the Q8_0 / Q8_1 / Q8_K slots) against the
+// reference quantizers, byte for byte: Gaussian rows of several scales, a zero block, a constant
+// block and values on the rounding halves
+static void check_act_quantizers(const struct ggml_cpu_kernels * kt, const char * lv) {
+    const enum ggml_type acts[] = { GGML_TYPE_Q8_0, GGML_TYPE_Q8_1, GGML_TYPE_Q8_K };
+    const int64_t K = 1024;
+    float * x = malloc((size_t) K*sizeof(float));
+    for (size_t a = 0; a < sizeof(acts)/sizeof(acts[0]) && x != NULL; a++) {
+        const enum ggml_type t = acts[a];
+        const size_t rs = ggml_row_size(t, K);
+        uint8_t * q = malloc(rs), * r = malloc(rs);
+        for (int rep = 0; rep < 4 && q != NULL && r != NULL; rep++) {
+            const float scale = rep == 3 ? 1e-4f : (float) (1 << (3*rep));
+            for (int64_t i = 0; i < K; i++) {
+                x[i] = scale*rnd_gauss();
+            }
+            for (int64_t i = 0; i < 32; i++) {
+                x[i] = 0.0f;            // a zero block
+                x[32 + i] = -2.5f;      // a constant one
+            }
+            x[64] = 127.0f/16.0f;       // d = 1/16 exactly: the others land on halves of the grid
+            for (int64_t i = 1; i < 32; i++) {
+                x[64 + i] = ((float) (i % 15) - 7.0f + 0.5f)/16.0f;
+            }
+            kt->quant[t].from_float(x, q, K);
+            ggml_get_type_traits(t)->from_float_ref(x, r, K);
+            TEST_CHECK_MSG(memcmp(q, r, rs) == 0, "[%s] from_float %s rep %d differs from the reference", lv,
+                           ggml_type_name(t), rep);
+        }
+        free(q);
+        free(r);
+    }
+    free(x);
+}
+
+// MUL_MAT of a [K, N, 2] quantized weight by [K, M, 4] F32 activations (weights broadcast over
+// dim 2) through a graph with nth threads
+static void check_mul_mat(enum ggml_type t, int64_t N, int64_t M, int nth) {
+    const int64_t K = 512;
+    const size_t mem = ggml_row_size(t, K)*N*2 + (size_t) (K*M*4 + N*M*4)*sizeof(float) + 64*ggml_tensor_overhead() +
+                       ggml_graph_overhead() + 1024*1024;
+    struct ggml_init_params ip = { mem, NULL, false };
+    struct ggml_context * ctx = ggml_init(ip);
+    TEST_CHECK(ctx != NULL);
+    if (ctx == NULL) {
+        return;
+    }
+    struct ggml_tensor * a = ggml_new_tensor_4d(ctx, t, K, N, 2, 1);
+    struct ggml_tensor * b = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, K, M, 4, 1);
+    TEST_CHECK(quantize_gauss(t, K*N*2, 1.0f, a->data));
+    float * bf = b->data;
+    for (int64_t i = 0; i < K*M*4; i++) {
+        bf[i] = rnd_gauss();
+    }
+    struct ggml_tensor * c = ggml_mul_mat(ctx, a, b);
+    struct ggml_cgraph * gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, c);
+    struct ggml_cplan plan = ggml_graph_plan(gf, nth, NULL);
+    uint8_t * work = plan.work_size ? malloc(plan.work_size) : NULL;
+    plan.work_data = work;
+    const enum ggml_status st = ggml_graph_compute(gf, &plan);
+    TEST_CHECK_MSG(st == GGML_STATUS_SUCCESS, "mul_mat %s N=%d M=%d: status %d", ggml_type_name(t), (int) N, (int) M, (int) st);
+    float * af = malloc((size_t) (K*N*2)*sizeof(float));
+    if (st == GGML_STATUS_SUCCESS && af != NULL) {
+        ggml_get_type_traits(t)->to_float(a->data, af, K*N*2);
+        double err = 0.0, ref2 = 0.0;
+        const float * cf = c->data;
+        for (int64_t i2 = 0; i2 < 4; i2++) {
+            for (int64_t m = 0; m < M; m++) {
+                for (int64_t n = 0; n < N; n++) {
+                    const float * ar = af + ((i2/2)*N + n)*K;
+                    const float * br = bf + (i2*M + m)*K;
+                    double r = 0.0;
+                    for (int64_t kk = 0; kk < K; kk++) {
+                        r += (double) ar[kk]*br[kk];
+                    }
+                    const double d = cf[(i2*M + m)*N + n] - r;
+                    err += d*d;
+                    ref2 += r*r;
+                }
+            }
+        }
+        const double nmse = err/(ref2 > 0 ? ref2 : 1.0);
+        TEST_CHECK_MSG(nmse <= 5e-4 && ref2 > 0, "mul_mat %s N=%d M=%d nth=%d: normalized error %.3g", ggml_type_name(t),
+                       (int) N, (int) M, nth, nmse);
+    }
+    free(af);
+    free(work);
+    ggml_free(ctx);
+}
+
+int main(void) {
+    const enum ggml_cpu_isa_level top = ggml_cpu_isa();
+    for (int level = GGML_CPU_ISA_PORTABLE; level <= GGML_CPU_ISA_AVX512; level++) {
+        const char * lv = ggml_cpu_isa_name((enum ggml_cpu_isa_level) level);
+        if (level > (int) top) {
+            printf("test-cpu-quant-tile: level %s not available here (GGML_CPU_ISA or the CPU): skipped\n", lv);
+            continue;
+        }
+        const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_level((enum ggml_cpu_isa_level) level);
+        int n = 0;
+        for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+            if (kt->quant[t].tile != NULL) {
+                check_tile(kt, (enum ggml_type) t, lv, 768);
+                check_tile(kt, (enum ggml_type) t, lv, 4864);
+                n++;
+            }
+        }
+        printf("test-cpu-quant-tile: [%s] tiles of %d quantized types checked\n", lv, n);
+        check_act_quantizers(kt, lv);
+    }
+    const struct ggml_cpu_kernels * kl = ggml_cpu_kernels_get(false);
+    for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+        if (kl->quant[t].vec_dot == NULL || ggml_get_type_traits((enum ggml_type) t)->from_float_ref == NULL) {
+            continue;
+        }
+        const int64_t cols[] = { 1, 2, 3, 5, 67 };
+        for (size_t i = 0; i < sizeof(cols)/sizeof(cols[0]); i++) {
+            check_mul_mat((enum ggml_type) t, 43, cols[i], 1);
+            check_mul_mat((enum ggml_type) t, 43, cols[i], 2);
+        }
+    }
+    return test_finish("test-cpu-quant-tile");
+}
