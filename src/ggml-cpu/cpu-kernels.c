@@ -79,19 +79,25 @@ static void fill_table(struct ggml_cpu_kernels * t, const struct ggml_cpu_kernel
 
 #undef FILL
 
+void ggml_cpu_kernels_complete(struct ggml_cpu_kernels * t, struct ggml_vec_funcs * vec,
+                               const struct ggml_cpu_kernels * own, const struct ggml_cpu_kernels * lower) {
+    *t   = *own;
+    *vec = own->vec != NULL ? *own->vec : *lower->vec;
+    fill_vec(vec, lower->vec);
+    fill_table(t, lower);
+    t->vec = vec;
+}
+
 // level l > 0 from its own table, gaps filled from level l - 1 (a copy of level l - 1 when this
 // build has no code for level l)
 static void build_level(int l, const struct ggml_cpu_kernels * own) {
     if (own == NULL) {
         g_tables[l] = g_tables[l - 1];
         g_vec[l]    = g_vec[l - 1];
+        g_tables[l].vec = &g_vec[l];
     } else {
-        g_tables[l] = *own;
-        g_vec[l]    = own->vec != NULL ? *own->vec : g_vec[l - 1];
-        fill_vec(&g_vec[l], &g_vec[l - 1]);
-        fill_table(&g_tables[l], &g_tables[l - 1]);
+        ggml_cpu_kernels_complete(&g_tables[l], &g_vec[l], own, &g_tables[l - 1]);
     }
-    g_tables[l].vec = &g_vec[l];
 }
 
 static void kernels_init(void) {

@@ -23,8 +23,16 @@ const char * ggml_cpu_isa_name(enum ggml_cpu_isa_level level);
 
 #if defined(__x86_64__) || defined(__i386__)
 #    define GGML_CPU_X86 1
-#    define GGML_TARGET_AVX2   __attribute__((target("avx2,fma,f16c")))
-#    define GGML_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+#    if defined(GGML_CPU_SIMD_EMULATED)
+// the test-only build of the x86 kernels on SIMDe (tests/avx512-emu/): plain code for any x86-64
+#        define GGML_TARGET_AVX2
+#        define GGML_TARGET_AVX512
+#        define GGML_TARGET_AVX512_VNNI
+#    else
+#        define GGML_TARGET_AVX2   __attribute__((target("avx2,fma,f16c")))
+#        define GGML_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+#        define GGML_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")))
+#    endif
 #else
 #    define GGML_CPU_X86 0
 #endif
