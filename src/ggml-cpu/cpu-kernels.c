@@ -3,6 +3,9 @@
 
 #include "cpu-kernels.h"
 #include "ggml-impl.h"
+#if GGML_CPU_X86
+#include "arch/x86/avx512-quant.h"
+#endif
 
 #include <pthread.h>
 
@@ -107,7 +110,12 @@ static void kernels_init(void) {
     g_tables[GGML_CPU_ISA_PORTABLE].vec = &g_vec[GGML_CPU_ISA_PORTABLE];
 #if GGML_CPU_X86
     build_level(GGML_CPU_ISA_AVX2,   &ggml_cpu_kernels_avx2);
-    build_level(GGML_CPU_ISA_AVX512, &ggml_cpu_kernels_avx512);
+    // the VNNI quantized kernels only where the CPU has VNNI (ggml_cpu_isa_avx512_vnni)
+    struct ggml_cpu_kernels avx512 = ggml_cpu_kernels_avx512;
+    if (ggml_cpu_isa_avx512_vnni()) {
+        ggml_cpu_quant_overlay(avx512.quant, ggml_cpu_quant_avx512_vnni);
+    }
+    build_level(GGML_CPU_ISA_AVX512, &avx512);
 #else
     build_level(GGML_CPU_ISA_AVX2,   NULL);
     build_level(GGML_CPU_ISA_AVX512, NULL);

@@ -6,6 +6,8 @@
 // through ggml_cpu_isa(). The environment variable GGML_CPU_ISA=portable|avx2|avx512 caps the
 // level, so that the tests can check every path on one machine (the portable path in CI too).
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,6 +22,10 @@ enum ggml_cpu_isa_level {
 enum ggml_cpu_isa_level ggml_cpu_isa(void);
 
 const char * ggml_cpu_isa_name(enum ggml_cpu_isa_level level);
+
+// true when the level in use is AVX-512 and the CPU (and OS) also has AVX512-VNNI: the AVX-512 table
+// then carries the VNNI quantized kernels (avx512-quant.h). GGML_CPU_AVX512_VNNI=0 turns them off.
+bool ggml_cpu_isa_avx512_vnni(void);
 
 #if defined(__x86_64__) || defined(__i386__)
 #    define GGML_CPU_X86 1

@@ -362,3 +362,39 @@ static inline __m512 emu_mm512_abs_ps(__m512 v) {
 }
 #undef _mm512_abs_ps
 #define _mm512_abs_ps(v) emu_mm512_abs_ps(v)
+
+//
+// Missing from SIMDe 0.7.4, used by the quantized kernels (avx512-quant*.c)
+//
+
+#ifndef _cvtsh_ss
+#    define _cvtsh_ss(h) emu_f16_to_f32((uint16_t) (h))
+#endif
+
+#ifndef _mm512_cvtepi32_ps
+static inline __m512 emu_mm512_cvtepi32_ps(__m512i v) {
+    EMU_GET(int32_t, a, v);
+    float r[16];
+    for (int i = 0; i < 16; i++) {
+        r[i] = (float) a[i]; // round to nearest even, as MXCSR's default
+    }
+    EMU_PUT(__m512, r);
+}
+#    define _mm512_cvtepi32_ps(v) emu_mm512_cvtepi32_ps(v)
+#endif
+
+#ifndef _mm512_cvtepi16_epi32
+static inline __m512i emu_mm512_cvtepi16_epi32(__m256i v) {
+    EMU_GET(int16_t, a, v);
+    int32_t r[16];
+    for (int i = 0; i < 16; i++) {
+        r[i] = a[i];
+    }
+    EMU_PUT(__m512i, r);
+}
+#    define _mm512_cvtepi16_epi32(v) emu_mm512_cvtepi16_epi32(v)
+#endif
+
+// SIMDe 0.7.4 declares this alias with four parameters (the function takes two)
+#undef _mm512_madd_epi16
+#define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16((a), (b))
