@@ -16,6 +16,8 @@ command -v clang >/dev/null 2>&1      || need+=(clang)
 ldconfig -p 2>/dev/null | grep -q 'libOpenCL.so ' || need+=(ocl-icd-opencl-dev)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1     || need+=(pocl-opencl-icd)
 command -v clinfo >/dev/null 2>&1                 || need+=(clinfo)
+# SIMDe (header-only portable intrinsics): the AVX-512 kernels are tested on CPUs without AVX-512
+[ -f /usr/include/simde/x86/avx512.h ]            || need+=(libsimde-dev)
 
 install() {
     if [ "$(id -u)" != "0" ]; then

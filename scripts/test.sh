@@ -17,6 +17,8 @@ bash scripts/setup.sh
 if ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1; then
     export GGML_TEST_REQUIRE_OPENCL=1
 fi
+# setup installs SIMDe: the emulated AVX-512 kernel tests (tests/avx512-emu/) must run, not skip
+export GGML_TEST_REQUIRE_SIMDE=1
 pocl_caches=()
 cleanup() { if [ ${#pocl_caches[@]} -gt 0 ]; then rm -rf "${pocl_caches[@]}"; fi; }
 trap cleanup EXIT

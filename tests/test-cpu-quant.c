@@ -165,7 +165,10 @@ static int check_vec_dot_level(const struct ggml_cpu_kernels * kt, const char * 
                 kt->quant[vt].from_float(yf, y, k);
                 double sabs;
                 const double ref = dot_deq((enum ggml_type) t, x, vt, y, k, &sabs) + q8_1_s_correction((enum ggml_type) t, x, y, k);
-                for (int64_t n = k; n >= 256; n -= 768) { // the whole row and a 256-element prefix
+                // the whole row, a 256-element prefix and, for the 32-blocks, an odd count of blocks
+                const int64_t ns[3] = { k, 256, ggml_blck_size((enum ggml_type) t) == 32 ? 288 : 256 };
+                for (int in = 0; in < 3; in++) {
+                    const int64_t n = ns[in];
                     float s = NAN, sp = NAN;
                     q->vec_dot((int) n, &s, 0, x, 0, y, 0, 1);
                     kp->quant[t].vec_dot((int) n, &sp, 0, x, 0, y, 0, 1);

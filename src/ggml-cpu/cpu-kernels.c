@@ -3,6 +3,9 @@
 
 #include "cpu-kernels.h"
 #include "ggml-impl.h"
+#if GGML_CPU_X86
+#include "arch/x86/avx512-quant.h"
+#endif
 
 #include <pthread.h>
 
@@ -83,19 +86,25 @@ static void fill_table(struct ggml_cpu_kernels * t, const struct ggml_cpu_kernel
 
 #undef FILL
 
+void ggml_cpu_kernels_complete(struct ggml_cpu_kernels * t, struct ggml_vec_funcs * vec,
+                               const struct ggml_cpu_kernels * own, const struct ggml_cpu_kernels * lower) {
+    *t   = *own;
+    *vec = own->vec != NULL ? *own->vec : *lower->vec;
+    fill_vec(vec, lower->vec);
+    fill_table(t, lower);
+    t->vec = vec;
+}
+
 // level l > 0 from its own table, gaps filled from level l - 1 (a copy of level l - 1 when this
 // build has no code for level l)
 static void build_level(int l, const struct ggml_cpu_kernels * own) {
     if (own == NULL) {
         g_tables[l] = g_tables[l - 1];
         g_vec[l]    = g_vec[l - 1];
+        g_tables[l].vec = &g_vec[l];
     } else {
-        g_tables[l] = *own;
-        g_vec[l]    = own->vec != NULL ? *own->vec : g_vec[l - 1];
-        fill_vec(&g_vec[l], &g_vec[l - 1]);
-        fill_table(&g_tables[l], &g_tables[l - 1]);
+        ggml_cpu_kernels_complete(&g_tables[l], &g_vec[l], own, &g_tables[l - 1]);
     }
-    g_tables[l].vec = &g_vec[l];
 }
 
 static void kernels_init(void) {
@@ -105,7 +114,12 @@ static void kernels_init(void) {
     g_tables[GGML_CPU_ISA_PORTABLE].vec = &g_vec[GGML_CPU_ISA_PORTABLE];
 #if GGML_CPU_X86
     build_level(GGML_CPU_ISA_AVX2,   &ggml_cpu_kernels_avx2);
-    build_level(GGML_CPU_ISA_AVX512, &ggml_cpu_kernels_avx512);
+    // the VNNI quantized kernels only where the CPU has VNNI (ggml_cpu_isa_avx512_vnni)
+    struct ggml_cpu_kernels avx512 = ggml_cpu_kernels_avx512;
+    if (ggml_cpu_isa_avx512_vnni()) {
+        ggml_cpu_quant_overlay(avx512.quant, ggml_cpu_quant_avx512_vnni);
+    }
+    build_level(GGML_CPU_ISA_AVX512, &avx512);
 #else
     build_level(GGML_CPU_ISA_AVX2,   NULL);
     build_level(GGML_CPU_ISA_AVX512, NULL);

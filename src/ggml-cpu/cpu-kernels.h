@@ -119,6 +119,12 @@ extern const struct ggml_cpu_kernels ggml_cpu_kernels_avx2;
 extern const struct ggml_cpu_kernels ggml_cpu_kernels_avx512;
 #endif
 
+// *t = own with every gap filled from the complete table `lower`, its row helpers completed into
+// *vec (t->vec = vec). cpu-kernels.c builds each level with it; the tests build the emulated
+// AVX-512 table with it (tests/avx512-emu/).
+void ggml_cpu_kernels_complete(struct ggml_cpu_kernels * t, struct ggml_vec_funcs * vec,
+                               const struct ggml_cpu_kernels * own, const struct ggml_cpu_kernels * lower);
+
 #ifdef __cplusplus
 }
 #endif

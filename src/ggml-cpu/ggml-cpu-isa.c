@@ -1,6 +1,7 @@
 // Run-time choice of the SIMD level (see ggml-cpu-isa.h).
 
 #include "ggml-cpu-isa.h"
+#include "ggml-cpu.h"
 #include "ggml-impl.h"
 
 #include <pthread.h>
@@ -52,6 +53,14 @@ static void ggml_cpu_isa_init(void) {
 enum ggml_cpu_isa_level ggml_cpu_isa(void) {
     pthread_once(&g_isa_once, ggml_cpu_isa_init);
     return g_isa_level;
+}
+
+bool ggml_cpu_isa_avx512_vnni(void) {
+    if (ggml_cpu_isa() != GGML_CPU_ISA_AVX512 || !ggml_cpu_has_avx512_vnni()) {
+        return false;
+    }
+    const char * off = getenv("GGML_CPU_AVX512_VNNI");
+    return off == NULL || strcmp(off, "0") != 0;
 }
 
 const char * ggml_cpu_isa_name(enum ggml_cpu_isa_level level) {

@@ -6,6 +6,8 @@
 // through ggml_cpu_isa(). The environment variable GGML_CPU_ISA=portable|avx2|avx512 caps the
 // level, so that the tests can check every path on one machine (the portable path in CI too).
 
+#include <stdbool.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,10 +23,22 @@ enum ggml_cpu_isa_level ggml_cpu_isa(void);
 
 const char * ggml_cpu_isa_name(enum ggml_cpu_isa_level level);
 
+// true when the level in use is AVX-512 and the CPU (and OS) also has AVX512-VNNI: the AVX-512 table
+// then carries the VNNI quantized kernels (avx512-quant.h). GGML_CPU_AVX512_VNNI=0 turns them off.
+bool ggml_cpu_isa_avx512_vnni(void);
+
 #if defined(__x86_64__) || defined(__i386__)
 #    define GGML_CPU_X86 1
-#    define GGML_TARGET_AVX2   __attribute__((target("avx2,fma,f16c")))
-#    define GGML_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+#    if defined(GGML_CPU_SIMD_EMULATED)
+// the test-only build of the x86 kernels on SIMDe (tests/avx512-emu/): plain code for any x86-64
+#        define GGML_TARGET_AVX2
+#        define GGML_TARGET_AVX512
+#        define GGML_TARGET_AVX512_VNNI
+#    else
+#        define GGML_TARGET_AVX2   __attribute__((target("avx2,fma,f16c")))
+#        define GGML_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")))
+#        define GGML_TARGET_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,avx2,fma,f16c")))
+#    endif
 #else
 #    define GGML_CPU_X86 0
 #endif

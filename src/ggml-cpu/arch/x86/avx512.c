@@ -3,6 +3,7 @@
 // (avx512-vec.c) and the matrix-product kernel set (avx512-gemm.c).
 
 #include "x86-kernels.h"
+#include "avx512-quant.h"
 #include "ggml-impl.h"
 
 #if GGML_CPU_X86
@@ -140,7 +141,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_avx512 = {
     .conv2d_tile = conv2d_tile_avx512,
     .rope_normal = rope_normal_avx512,
     .rope_half   = rope_half_avx512,
-    // quant: no quantized kernels yet (see cpu-kernels.h)
+    .quant       = GGML_CPU_QUANT_AVX512_SLOTS, // avx512-quant*.c; the VNNI ones are laid over by cpu-kernels.c
 };
 
 #else
