@@ -233,6 +233,44 @@ extern "C" {
         GGML_PREC_F32     = 10,
     };
 
+    // hints a backend may use to pick a faster kernel; the result is the same without them
+    enum ggml_op_hint {
+        GGML_HINT_NONE             = 0,
+        GGML_HINT_SRC0_IS_HADAMARD = 1, // MUL_MAT: a is a (scaled) Hadamard matrix
+    };
+
+    // the weight type of a whole model file (older file formats store it)
+    enum ggml_ftype {
+        GGML_FTYPE_UNKNOWN              = -1,
+        GGML_FTYPE_ALL_F32              = 0,
+        GGML_FTYPE_MOSTLY_F16           = 1,  // "MOSTLY": 1-D tensors stay F32
+        GGML_FTYPE_MOSTLY_Q4_0          = 2,
+        GGML_FTYPE_MOSTLY_Q4_1          = 3,
+        GGML_FTYPE_MOSTLY_Q4_1_SOME_F16 = 4,  // token embeddings and output in F16
+        GGML_FTYPE_MOSTLY_Q8_0          = 7,
+        GGML_FTYPE_MOSTLY_Q5_0          = 8,
+        GGML_FTYPE_MOSTLY_Q5_1          = 9,
+        GGML_FTYPE_MOSTLY_Q2_K          = 10,
+        GGML_FTYPE_MOSTLY_Q3_K          = 11,
+        GGML_FTYPE_MOSTLY_Q4_K          = 12,
+        GGML_FTYPE_MOSTLY_Q5_K          = 13,
+        GGML_FTYPE_MOSTLY_Q6_K          = 14,
+        GGML_FTYPE_MOSTLY_IQ2_XXS       = 15,
+        GGML_FTYPE_MOSTLY_IQ2_XS        = 16,
+        GGML_FTYPE_MOSTLY_IQ3_XXS       = 17,
+        GGML_FTYPE_MOSTLY_IQ1_S         = 18,
+        GGML_FTYPE_MOSTLY_IQ4_NL        = 19,
+        GGML_FTYPE_MOSTLY_IQ3_S         = 20,
+        GGML_FTYPE_MOSTLY_IQ2_S         = 21,
+        GGML_FTYPE_MOSTLY_IQ4_XS        = 22,
+        GGML_FTYPE_MOSTLY_IQ1_M         = 23,
+        GGML_FTYPE_MOSTLY_BF16          = 24,
+        GGML_FTYPE_MOSTLY_MXFP4         = 25,
+        GGML_FTYPE_MOSTLY_NVFP4         = 26,
+        GGML_FTYPE_MOSTLY_Q1_0          = 27,
+        GGML_FTYPE_MOSTLY_Q2_0          = 28,
+    };
+
     enum ggml_op {
         GGML_OP_NONE = 0,
 
@@ -485,6 +523,9 @@ extern "C" {
     "use ggml_row_size() instead");
 
     GGML_API const char * ggml_type_name(enum ggml_type type);
+    // the weight type of a file type; GGML_TYPE_COUNT (with a logged error) for UNKNOWN,
+    // Q4_1_SOME_F16 and values that are not file types
+    GGML_API enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype);
     GGML_API const char * ggml_op_name  (enum ggml_op   op);
     GGML_API const char * ggml_op_symbol(enum ggml_op   op);
 
@@ -777,6 +818,8 @@ extern "C" {
     // a: [k, n, ne2, ne3], b: [k, m, ne2*x, ne3*y] -> [n, m, ne2*x, ne3*y]  (result = b * a^T per matrix)
     GGML_API struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+    // stored in op_params[1]; a hint only (this library's kernels compute the product either way)
+    GGML_API void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint);
 
     // a: [m, n, ...], b: [p, n, ...] -> [m, p, ...]
     GGML_API struct ggml_tensor * ggml_out_prod(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
@@ -865,6 +908,24 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
             int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
             float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    GGML_API struct ggml_tensor * ggml_rope_multi_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    // ggml_rope_ext without frequency factors (the family's older name)
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int n_dims, int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow),
+        "use ggml_rope_ext instead");
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int n_dims, int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow),
+        "use ggml_rope_ext_inplace instead");
+    // rotates elements [n_offs, n_offs + n_dims) of each row instead of [0, n_dims) (op_params[15]);
+    // a: a ROPE node of a mode other than VISION, n_offs even and >= 0. Returns a (NULL on bad input).
+    GGML_API struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs);
     // YaRN correction dims
     GGML_API void ggml_rope_yarn_corr_dims(int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);
 
