@@ -963,6 +963,47 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_pad_ext(struct ggml_context * ctx, struct ggml_tensor * a,
             int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
 
+    //
+    // issue 22, group "misc": small shape and fill ops of the family (src/ggml-ops-misc.c)
+    //
+
+    // inclusive running sum along dim 0 (F32)
+    GGML_API struct ggml_tensor * ggml_cumsum(struct ggml_context * ctx, struct ggml_tensor * a);
+
+    enum ggml_tri_type {
+        GGML_TRI_TYPE_UPPER_DIAG = 0, // keeps a[i0, i1] with i0 >= i1
+        GGML_TRI_TYPE_UPPER      = 1, // i0 >  i1
+        GGML_TRI_TYPE_LOWER_DIAG = 2, // i0 <= i1
+        GGML_TRI_TYPE_LOWER      = 3  // i0 <  i1
+    };
+
+    // zeros outside the triangle of each square F32 matrix [n, n, ...]
+    GGML_API struct ggml_tensor * ggml_tri(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_tri_type type);
+
+    // a tensor like a (F32 or F16) with every element c (a's values are not read)
+    GGML_API struct ggml_tensor * ggml_fill(struct ggml_context * ctx, struct ggml_tensor * a, float c);
+    GGML_API struct ggml_tensor * ggml_fill_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float c);
+
+    // a [n, 1, ne2, ne3] -> [n, n, ne2, ne3] with a on the diagonal, zeros elsewhere
+    GGML_API struct ggml_tensor * ggml_diag(struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // element i of each dim moves to (i + shift) mod ne (|shift| < ne)
+    GGML_API struct ggml_tensor * ggml_roll(struct ggml_context * ctx, struct ggml_tensor * a,
+            int shift0, int shift1, int shift2, int shift3);
+
+    // ggml_pad / ggml_pad_ext with the source repeated around the borders instead of zeros
+    GGML_API struct ggml_tensor * ggml_pad_circular(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);
+    GGML_API struct ggml_tensor * ggml_pad_ext_circular(struct ggml_context * ctx, struct ggml_tensor * a,
+            int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
+
+    // dim 0 padded by reflection without repeating the edge: [a, b, c, d] -> [b, a, b, c, d, c] (p < ne0, F32)
+    GGML_API struct ggml_tensor * ggml_pad_reflect_1d(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1);
+
+    // timesteps F32 [N] -> F32 [dim, N]: cos(t*f_j) for j < dim/2, then sin(t*f_j),
+    // f_j = max_period^(-j/(dim/2)); a zero last column when dim is odd
+    GGML_API struct ggml_tensor * ggml_timestep_embedding(struct ggml_context * ctx, struct ggml_tensor * timesteps,
+            int dim, int max_period);
+
     // F32 [ceil((stop - start)/step)]
     GGML_API struct ggml_tensor * ggml_arange(struct ggml_context * ctx, float start, float stop, float step);
 

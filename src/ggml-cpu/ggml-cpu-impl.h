@@ -113,6 +113,7 @@ enum ggml_cpu_family {
     GGML_CPU_FAMILY_MATMUL,
     GGML_CPU_FAMILY_CONV,
     GGML_CPU_FAMILY_ATTN,
+    GGML_CPU_FAMILY_MISC,            // issue 22's small ops (cpu-ops-misc.c)
     GGML_CPU_FAMILY_CUSTOM,          // implemented in ggml-cpu-ops.c
     GGML_CPU_FAMILY_COUNT,
 };
@@ -164,6 +165,11 @@ bool             ggml_cpu_attn_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_attn_n_tasks  (const struct ggml_tensor * op, int n_threads);
 enum ggml_status ggml_cpu_attn_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
+
+bool             ggml_cpu_misc_supports (const struct ggml_tensor * op);
+size_t           ggml_cpu_misc_work_size(const struct ggml_tensor * op, int n_threads);
+int              ggml_cpu_misc_n_tasks  (const struct ggml_tensor * op, int n_threads);
+enum ggml_status ggml_cpu_misc_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
 
 //
 // Dispatch (ggml-cpu-ops.c): what the framework calls for any node.
