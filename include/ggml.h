@@ -952,6 +952,11 @@ extern "C" {
         GGML_OP_POOL_COUNT,
     };
 
+    // dim 0 only: windows of k0 at stride s0, p0 virtual elements at both ends; AVG divides by the
+    // in-bounds elements of a window (as the family's CPU backend), MAX of no element is -FLT_MAX
+    GGML_API struct ggml_tensor * ggml_pool_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op, int k0, int s0, int p0);
+
     // a [W, H, C, N] -> [(W + 2*p0 - k0)/s0 + 1, (H + 2*p1 - k1)/s1 + 1, C, N]; AVG divides by k0*k1 (padding counts as zeros)
     GGML_API struct ggml_tensor * ggml_pool_2d(
             struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
@@ -1014,6 +1019,8 @@ extern "C" {
 
     // I32 indices that sort each row
     GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order);
+    // view of the first k columns of ggml_argsort(a, DESC): the indices of the k largest, largest first
+    GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
     // I32 indices of the k largest elements of each row: [k, ne1, ne2, ne3], largest first
     GGML_API struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
 

@@ -133,3 +133,35 @@ struct ggml_tensor * ggml_timestep_embedding(struct ggml_context * ctx, struct g
     ggml_set_op_params_i32(result, 1, max_period);
     return ggml_ops_node(result, GGML_OP_TIMESTEP_EMBEDDING, timesteps, NULL, NULL);
 }
+
+struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k) {
+    GGML_OPS_CHECK_ARG(ctx);
+    GGML_OPS_CHECK_ARG(a);
+    GGML_OPS_CHECK(k >= 1 && k <= a->ne[0], "k = %d must be in [1, %lld]", k, (long long) a->ne[0]);
+    struct ggml_tensor * sorted = ggml_argsort(ctx, a, GGML_SORT_ORDER_DESC);
+    if (sorted == NULL) {
+        GGML_LOG_ERROR("%s: see the message above\n", __func__);
+        return NULL;
+    }
+    return ggml_view_4d(ctx, sorted, k, sorted->ne[1], sorted->ne[2], sorted->ne[3],
+            sorted->nb[1], sorted->nb[2], sorted->nb[3], 0);
+}
+
+struct ggml_tensor * ggml_pool_1d(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
+        int k0, int s0, int p0) {
+    GGML_OPS_CHECK_ARG(ctx);
+    GGML_OPS_CHECK_ARG(a);
+    GGML_OPS_CHECK(op == GGML_OP_POOL_MAX || op == GGML_OP_POOL_AVG, "invalid pool op %d", (int) op);
+    GGML_OPS_CHECK(a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16, "a must be F32 or F16, not %s",
+            ggml_type_name(a->type));
+    GGML_OPS_CHECK(k0 > 0 && s0 > 0 && p0 >= 0, "kernel %d, stride %d, padding %d: need k0, s0 > 0 and p0 >= 0", k0, s0, p0);
+    const int64_t span = a->ne[0] + 2*(int64_t) p0 - k0;
+    GGML_OPS_CHECK(span >= 0, "kernel %d is wider than the padded rows (%lld + 2*%d)", k0, (long long) a->ne[0], p0);
+    struct ggml_tensor * result = ggml_ops_new_4d(__func__, ctx, GGML_TYPE_F32, span/s0 + 1, a->ne[1], a->ne[2], a->ne[3]);
+    if (result == NULL) {
+        return NULL;
+    }
+    const int32_t params[4] = { (int32_t) op, k0, s0, p0 };
+    ggml_set_op_params(result, params, sizeof(params));
+    return ggml_ops_node(result, GGML_OP_POOL_1D, a, NULL, NULL);
+}

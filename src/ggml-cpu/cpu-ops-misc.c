@@ -1,10 +1,11 @@
-// CPU kernels of issue 22's "misc" group: CUMSUM, TRI, DIAG, ROLL, PAD_REFLECT_1D and
-// TIMESTEP_EMBEDDING (FILL is computed by the unary family, circular PAD by the copy family).
+// CPU kernels of issue 22's "misc" group: CUMSUM, TRI, DIAG, ROLL, PAD_REFLECT_1D,
+// TIMESTEP_EMBEDDING and POOL_1D (FILL is computed by the unary family, circular PAD by the copy family).
 // Semantics as tests/ref/ref-misc.c. Every kernel splits the result's rows over the threads and
 // reads its sources through their strides.
 
 #include "ggml-cpu-impl.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -61,6 +62,13 @@ bool ggml_cpu_misc_supports(const struct ggml_tensor * op) {
             const int dim = ggml_get_op_params_i32(op, 0), max_period = ggml_get_op_params_i32(op, 1);
             return a->type == GGML_TYPE_F32 && op->type == GGML_TYPE_F32 && dim > 0 && max_period > 0 &&
                    op->ne[0] == dim && op->ne[1] == a->ne[0];
+        }
+        case GGML_OP_POOL_1D: {
+            const int pop = ggml_get_op_params_i32(op, 0), k0 = ggml_get_op_params_i32(op, 1);
+            const int s0 = ggml_get_op_params_i32(op, 2), p0 = ggml_get_op_params_i32(op, 3);
+            return (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && op->type == GGML_TYPE_F32 &&
+                   (pop == GGML_OP_POOL_MAX || pop == GGML_OP_POOL_AVG) && k0 > 0 && s0 > 0 && p0 >= 0 &&
+                   op->ne[1] == a->ne[1] && op->ne[2] == a->ne[2] && op->ne[3] == a->ne[3];
         }
         default:
             return false;
@@ -159,6 +167,37 @@ static void timestep_row(const struct ggml_tensor * a, struct ggml_tensor * dst,
     }
 }
 
+static void pool_1d_row(const struct ggml_tensor * a, struct ggml_tensor * dst, int64_t i1, int64_t i2, int64_t i3) {
+    const int pop = ggml_get_op_params_i32(dst, 0), k0 = ggml_get_op_params_i32(dst, 1);
+    const int s0 = ggml_get_op_params_i32(dst, 2), p0 = ggml_get_op_params_i32(dst, 3);
+    for (int64_t o = 0; o < dst->ne[0]; o++) {
+        const int64_t base = o*s0 - p0;
+        float acc = pop == GGML_OP_POOL_MAX ? -FLT_MAX : 0.0f;
+        int count = 0;
+        for (int k = 0; k < k0; k++) {
+            const int64_t j = base + k;
+            if (j < 0 || j >= a->ne[0]) {
+                continue; // padding is not an element
+            }
+            const char * p = misc_ptr(a, j, i1, i2, i3);
+            float v;
+            if (a->type == GGML_TYPE_F32) {
+                memcpy(&v, p, sizeof(v));
+            } else {
+                ggml_fp16_t h;
+                memcpy(&h, p, sizeof(h));
+                v = ggml_fp16_to_fp32(h);
+            }
+            acc = pop == GGML_OP_POOL_MAX ? (v > acc ? v : acc) : acc + v;
+            count++;
+        }
+        if (pop == GGML_OP_POOL_AVG) {
+            acc = count > 0 ? acc / (float) count : 0.0f;
+        }
+        misc_set_f32(dst, o, i1, i2, i3, acc);
+    }
+}
+
 enum ggml_status ggml_cpu_misc_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     if (!ggml_cpu_misc_supports(op)) {
         if (params->ith == 0) {
@@ -174,6 +213,7 @@ enum ggml_status ggml_cpu_misc_forward(const struct ggml_compute_params * params
         case GGML_OP_ROLL:               row = roll_row;     break;
         case GGML_OP_PAD_REFLECT_1D:     row = reflect_row;  break;
         case GGML_OP_TIMESTEP_EMBEDDING: row = timestep_row; break;
+        case GGML_OP_POOL_1D:            row = pool_1d_row;  break;
         default:                         return GGML_STATUS_FAILED;
     }
     int64_t r0, r1;

@@ -11,10 +11,13 @@
 //   TIMESTEP_EMBEDDING  i32[0] = dim, i32[1] = max_period; row i: cos(t_i*f_j) at j, sin(t_i*f_j)
 //                       at j + dim/2 for j < dim/2, f_j = max_period^(-j/(dim/2)); 0 at dim-1
 //                       when dim is odd
+//   POOL_1D             i32[0..3] = op, k0, s0, p0; out[o] = max or mean of a[o*s0 - p0 + k] over the
+//                       k < k0 inside [0, ne0) (the family's CPU rule; -FLT_MAX / 0 for none)
 
 #define GGML_REF_INTERNAL
 #include "ggml-ref.h"
 
+#include <float.h>
 #include <math.h>
 
 static int64_t ref_mod(int64_t i, int64_t n) {
@@ -83,6 +86,23 @@ bool ggml_ref_op_misc(const struct ggml_tensor * node, double * out, char * err,
                             const int64_t j = i0 < half ? i0 : i0 - half;
                             const double arg = t*pow((double) ggml_ref_param_i32(node, 1), -(double) j / (double) half);
                             v = i0 >= 2*half ? 0.0 : (i0 < half ? cos(arg) : sin(arg));
+                            break;
+                        }
+                        case GGML_OP_POOL_1D: {
+                            const int pop = ggml_ref_param_i32(node, 0), k0 = ggml_ref_param_i32(node, 1);
+                            const int s0 = ggml_ref_param_i32(node, 2), p0 = ggml_ref_param_i32(node, 3);
+                            double m = -FLT_MAX, sum = 0.0;
+                            int count = 0;
+                            for (int k = 0; k < k0; k++) {
+                                const int64_t j = i0*s0 - p0 + k;
+                                if (j >= 0 && j < a->ne[0]) {
+                                    const double x = ggml_ref_get(a, j, i1, i2, i3);
+                                    m = x > m ? x : m;
+                                    sum += x;
+                                    count++;
+                                }
+                            }
+                            v = pop == GGML_OP_POOL_MAX ? m : (count > 0 ? sum / count : 0.0);
                             break;
                         }
                         default:

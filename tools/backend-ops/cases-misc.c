@@ -1,19 +1,20 @@
 // Cases of issue 22's "misc" group, after the shape and view families of the ggml family's
 // test-backend-ops: CUMSUM, TRI, FILL, DIAG, ROLL, circular PAD, PAD_REFLECT_1D,
-// TIMESTEP_EMBEDDING.
+// TIMESTEP_EMBEDDING, POOL_1D, and ggml_argsort_top_k (an ARGSORT node seen through a view).
 
 #include "bops.h"
 
 //
-// generic one-input build: a = t[0] ne[0] (layout i[8]); i[9] selects the constructor,
-// i[0..7] and f[0] its parameters
+// generic one-input build: a = t[0] ne[0] (layout i[8], distinct values per row when i[10]);
+// i[9] selects the constructor, i[0..7] and f[0] its parameters
 //
 
 enum misc_kind { MISC_CUMSUM, MISC_TRI, MISC_FILL, MISC_FILL_INPLACE, MISC_DIAG, MISC_ROLL, MISC_PAD_CIRC,
-                 MISC_PAD_EXT_CIRC, MISC_REFLECT, MISC_TIMESTEP };
+                 MISC_PAD_EXT_CIRC, MISC_REFLECT, MISC_TIMESTEP, MISC_POOL_1D, MISC_ARGSORT_TOP_K };
 
 static struct ggml_tensor * build_misc(struct bop_graph * g, const struct bop_case * c) {
-    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], (enum bop_layout) c->i[8], BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], (enum bop_layout) c->i[8],
+            c->i[10] ? BOP_FILL_DISTINCT : BOP_FILL_UNIFORM, c->lo, c->hi);
     if (a == NULL) {
         return NULL;
     }
@@ -29,6 +30,12 @@ static struct ggml_tensor * build_misc(struct bop_graph * g, const struct bop_ca
         case MISC_PAD_EXT_CIRC: return ggml_pad_ext_circular(g->ctx, a, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
         case MISC_REFLECT:      return ggml_pad_reflect_1d(g->ctx, a, p[0], p[1]);
         case MISC_TIMESTEP:     return ggml_timestep_embedding(g->ctx, a, p[0], p[1]);
+        case MISC_POOL_1D:      return ggml_pool_1d(g->ctx, a, (enum ggml_op_pool) p[0], p[1], p[2], p[3]);
+        case MISC_ARGSORT_TOP_K: {
+            // the view is not computed: make it a node of its own so that its values are compared
+            struct ggml_tensor * top = ggml_argsort_top_k(g->ctx, a, p[0]);
+            return top != NULL ? ggml_cont(g->ctx, top) : NULL;
+        }
     }
     return NULL;
 }
@@ -174,6 +181,42 @@ static bool cases_timestep(struct bop_cases * list) {
     return true;
 }
 
+static bool cases_pool_top_k(struct bop_cases * list) {
+    // the family's pool_1d cases: kernel, stride and padding sweeps over F32 and F16 sources
+    static const int32_t ksp[][3] = { { 1, 1, 0 }, { 3, 1, 0 }, { 3, 2, 1 }, { 5, 3, 2 }, { 2, 2, 0 }, { 4, 1, 3 } };
+    const int64_t ne[4] = { 10, 3, 2, 1 };
+    for (int pop = 0; pop < 2; pop++) {
+        for (size_t k = 0; k < sizeof(ksp)/sizeof(ksp[0]); k++) {
+            for (int t = 0; t < 2; t++) {
+                const int32_t p[8] = { pop ? GGML_OP_POOL_AVG : GGML_OP_POOL_MAX, ksp[k][0], ksp[k][1], ksp[k][2] };
+                char extra[48];
+                snprintf(extra, sizeof(extra), "pool=%s,k0=%d,s0=%d,p0=%d", pop ? "avg" : "max", p[1], p[2], p[3]);
+                if (add_misc(list, GGML_OP_POOL_1D, MISC_POOL_1D, t ? GGML_TYPE_F16 : GGML_TYPE_F32, ne,
+                             k == 3 ? BOP_LAYOUT_PAD : BOP_LAYOUT_CONT, p, extra) == NULL) {
+                    return false;
+                }
+            }
+        }
+    }
+    // ggml_argsort_top_k: distinct values so that the order is unique
+    static const int64_t tshapes[][4] = { { 16, 10, 10, 10 }, { 60, 10, 10, 10 }, { 1023, 2, 1, 3 }, { 8, 1, 1, 1 } };
+    static const int32_t ks[] = { 4, 1, 100, 8 };
+    for (size_t s = 0; s < sizeof(tshapes)/sizeof(tshapes[0]); s++) {
+        const int32_t p[8] = { ks[s] };
+        char extra[16];
+        snprintf(extra, sizeof(extra), "k=%d", p[0]);
+        struct bop_case * c = add_misc(list, GGML_OP_CONT, MISC_ARGSORT_TOP_K, GGML_TYPE_F32, tshapes[s], BOP_LAYOUT_CONT,
+                p, extra);
+        if (c == NULL) {
+            return false;
+        }
+        snprintf(c->op, sizeof(c->op), "ARGSORT_TOP_K");
+        c->i[10] = 1; // distinct values: the order is unique
+    }
+    return true;
+}
+
 bool bops_cases_misc(struct bop_cases * list) {
-    return cases_cumsum_tri_fill(list) && cases_diag_roll(list) && cases_pads(list) && cases_timestep(list);
+    return cases_cumsum_tri_fill(list) && cases_diag_roll(list) && cases_pads(list) && cases_timestep(list) &&
+           cases_pool_top_k(list);
 }
