@@ -962,6 +962,21 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
             int k0, int k1, int s0, int s1, float p0, float p1);
 
+    // interpolation of the family's ggml_upscale / ggml_interpolate (not implemented yet: the enums
+    // only, so that programs naming them compile); the mode is the low byte, flags are or'ed in
+    enum ggml_scale_mode {
+        GGML_SCALE_MODE_NEAREST  = 0,
+        GGML_SCALE_MODE_BILINEAR = 1,
+        GGML_SCALE_MODE_BICUBIC  = 2,
+
+        GGML_SCALE_MODE_COUNT
+    };
+
+    enum ggml_scale_flag {
+        GGML_SCALE_FLAG_ALIGN_CORNERS = (1 << 8),
+        GGML_SCALE_FLAG_ANTIALIAS     = (1 << 9),
+    };
+
     // zero padding at the end of each dimension
     GGML_API struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);
     // zero padding at both ends: lp = left, rp = right
