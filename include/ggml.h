@@ -233,6 +233,44 @@ extern "C" {
         GGML_PREC_F32     = 10,
     };
 
+    // hints a backend may use to pick a faster kernel; the result is the same without them
+    enum ggml_op_hint {
+        GGML_HINT_NONE             = 0,
+        GGML_HINT_SRC0_IS_HADAMARD = 1, // MUL_MAT: a is a (scaled) Hadamard matrix
+    };
+
+    // the weight type of a whole model file (older file formats store it)
+    enum ggml_ftype {
+        GGML_FTYPE_UNKNOWN              = -1,
+        GGML_FTYPE_ALL_F32              = 0,
+        GGML_FTYPE_MOSTLY_F16           = 1,  // "MOSTLY": 1-D tensors stay F32
+        GGML_FTYPE_MOSTLY_Q4_0          = 2,
+        GGML_FTYPE_MOSTLY_Q4_1          = 3,
+        GGML_FTYPE_MOSTLY_Q4_1_SOME_F16 = 4,  // token embeddings and output in F16
+        GGML_FTYPE_MOSTLY_Q8_0          = 7,
+        GGML_FTYPE_MOSTLY_Q5_0          = 8,
+        GGML_FTYPE_MOSTLY_Q5_1          = 9,
+        GGML_FTYPE_MOSTLY_Q2_K          = 10,
+        GGML_FTYPE_MOSTLY_Q3_K          = 11,
+        GGML_FTYPE_MOSTLY_Q4_K          = 12,
+        GGML_FTYPE_MOSTLY_Q5_K          = 13,
+        GGML_FTYPE_MOSTLY_Q6_K          = 14,
+        GGML_FTYPE_MOSTLY_IQ2_XXS       = 15,
+        GGML_FTYPE_MOSTLY_IQ2_XS        = 16,
+        GGML_FTYPE_MOSTLY_IQ3_XXS       = 17,
+        GGML_FTYPE_MOSTLY_IQ1_S         = 18,
+        GGML_FTYPE_MOSTLY_IQ4_NL        = 19,
+        GGML_FTYPE_MOSTLY_IQ3_S         = 20,
+        GGML_FTYPE_MOSTLY_IQ2_S         = 21,
+        GGML_FTYPE_MOSTLY_IQ4_XS        = 22,
+        GGML_FTYPE_MOSTLY_IQ1_M         = 23,
+        GGML_FTYPE_MOSTLY_BF16          = 24,
+        GGML_FTYPE_MOSTLY_MXFP4         = 25,
+        GGML_FTYPE_MOSTLY_NVFP4         = 26,
+        GGML_FTYPE_MOSTLY_Q1_0          = 27,
+        GGML_FTYPE_MOSTLY_Q2_0          = 28,
+    };
+
     enum ggml_op {
         GGML_OP_NONE = 0,
 
@@ -485,6 +523,9 @@ extern "C" {
     "use ggml_row_size() instead");
 
     GGML_API const char * ggml_type_name(enum ggml_type type);
+    // the weight type of a file type; GGML_TYPE_COUNT (with a logged error) for UNKNOWN,
+    // Q4_1_SOME_F16 and values that are not file types
+    GGML_API enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype);
     GGML_API const char * ggml_op_name  (enum ggml_op   op);
     GGML_API const char * ggml_op_symbol(enum ggml_op   op);
 
@@ -779,6 +820,8 @@ extern "C" {
     // a: [k, n, ne2, ne3], b: [k, m, ne2*x, ne3*y] -> [n, m, ne2*x, ne3*y]  (result = b * a^T per matrix)
     GGML_API struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     GGML_API void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec);
+    // stored in op_params[1]; a hint only (this library's kernels compute the product either way)
+    GGML_API void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint);
 
     // indirect product (mixture of experts): as: [k, n, n_expert], b: [k, n_b, n_tokens], ids: I32 [n_used, n_tokens]
     // -> F32 [n, n_used, n_tokens]: result[:, e, t] = as[:, :, ids[e, t]] * b[:, e % n_b, t]  (n_b divides n_used)
@@ -871,6 +914,24 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
             int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
             float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    GGML_API struct ggml_tensor * ggml_rope_multi_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    // ggml_rope_ext without frequency factors (the family's older name)
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int n_dims, int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow),
+        "use ggml_rope_ext instead");
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_rope_custom_inplace(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int n_dims, int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow),
+        "use ggml_rope_ext_inplace instead");
+    // rotates elements [n_offs, n_offs + n_dims) of each row instead of [0, n_dims) (op_params[15]);
+    // a: a ROPE node of a mode other than VISION, n_offs even and >= 0. Returns a (NULL on bad input).
+    GGML_API struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs);
     // YaRN correction dims
     GGML_API void ggml_rope_yarn_corr_dims(int n_dims, int n_ctx_orig, float freq_base, float beta_fast, float beta_slow, float dims[2]);
 
@@ -897,16 +958,77 @@ extern "C" {
         GGML_OP_POOL_COUNT,
     };
 
+    // dim 0 only: windows of k0 at stride s0, p0 virtual elements at both ends; AVG divides by the
+    // in-bounds elements of a window (as the family's CPU backend), MAX of no element is -FLT_MAX
+    GGML_API struct ggml_tensor * ggml_pool_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op, int k0, int s0, int p0);
+
     // a [W, H, C, N] -> [(W + 2*p0 - k0)/s0 + 1, (H + 2*p1 - k1)/s1 + 1, C, N]; AVG divides by k0*k1 (padding counts as zeros)
     GGML_API struct ggml_tensor * ggml_pool_2d(
             struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
             int k0, int k1, int s0, int s1, float p0, float p1);
+
+    // interpolation of the family's ggml_upscale / ggml_interpolate (not implemented yet: the enums
+    // only, so that programs naming them compile); the mode is the low byte, flags are or'ed in
+    enum ggml_scale_mode {
+        GGML_SCALE_MODE_NEAREST  = 0,
+        GGML_SCALE_MODE_BILINEAR = 1,
+        GGML_SCALE_MODE_BICUBIC  = 2,
+
+        GGML_SCALE_MODE_COUNT
+    };
+
+    enum ggml_scale_flag {
+        GGML_SCALE_FLAG_ALIGN_CORNERS = (1 << 8),
+        GGML_SCALE_FLAG_ANTIALIAS     = (1 << 9),
+    };
 
     // zero padding at the end of each dimension
     GGML_API struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);
     // zero padding at both ends: lp = left, rp = right
     GGML_API struct ggml_tensor * ggml_pad_ext(struct ggml_context * ctx, struct ggml_tensor * a,
             int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
+
+    //
+    // issue 22, group "misc": small shape and fill ops of the family (src/ggml-ops-misc.c)
+    //
+
+    // inclusive running sum along dim 0 (F32)
+    GGML_API struct ggml_tensor * ggml_cumsum(struct ggml_context * ctx, struct ggml_tensor * a);
+
+    enum ggml_tri_type {
+        GGML_TRI_TYPE_UPPER_DIAG = 0, // keeps a[i0, i1] with i0 >= i1
+        GGML_TRI_TYPE_UPPER      = 1, // i0 >  i1
+        GGML_TRI_TYPE_LOWER_DIAG = 2, // i0 <= i1
+        GGML_TRI_TYPE_LOWER      = 3  // i0 <  i1
+    };
+
+    // zeros outside the triangle of each square F32 matrix [n, n, ...]
+    GGML_API struct ggml_tensor * ggml_tri(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_tri_type type);
+
+    // a tensor like a (F32 or F16) with every element c (a's values are not read)
+    GGML_API struct ggml_tensor * ggml_fill(struct ggml_context * ctx, struct ggml_tensor * a, float c);
+    GGML_API struct ggml_tensor * ggml_fill_inplace(struct ggml_context * ctx, struct ggml_tensor * a, float c);
+
+    // a [n, 1, ne2, ne3] -> [n, n, ne2, ne3] with a on the diagonal, zeros elsewhere
+    GGML_API struct ggml_tensor * ggml_diag(struct ggml_context * ctx, struct ggml_tensor * a);
+
+    // element i of each dim moves to (i + shift) mod ne (|shift| < ne)
+    GGML_API struct ggml_tensor * ggml_roll(struct ggml_context * ctx, struct ggml_tensor * a,
+            int shift0, int shift1, int shift2, int shift3);
+
+    // ggml_pad / ggml_pad_ext with the source repeated around the borders instead of zeros
+    GGML_API struct ggml_tensor * ggml_pad_circular(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);
+    GGML_API struct ggml_tensor * ggml_pad_ext_circular(struct ggml_context * ctx, struct ggml_tensor * a,
+            int lp0, int rp0, int lp1, int rp1, int lp2, int rp2, int lp3, int rp3);
+
+    // dim 0 padded by reflection without repeating the edge: [a, b, c, d] -> [b, a, b, c, d, c] (p < ne0, F32)
+    GGML_API struct ggml_tensor * ggml_pad_reflect_1d(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1);
+
+    // timesteps F32 [N] -> F32 [dim, N]: cos(t*f_j) for j < dim/2, then sin(t*f_j),
+    // f_j = max_period^(-j/(dim/2)); a zero last column when dim is odd
+    GGML_API struct ggml_tensor * ggml_timestep_embedding(struct ggml_context * ctx, struct ggml_tensor * timesteps,
+            int dim, int max_period);
 
     // F32 [ceil((stop - start)/step)]
     GGML_API struct ggml_tensor * ggml_arange(struct ggml_context * ctx, float start, float stop, float step);
@@ -918,10 +1040,10 @@ extern "C" {
 
     // I32 indices that sort each row
     GGML_API struct ggml_tensor * ggml_argsort(struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_sort_order order);
+    // view of the first k columns of ggml_argsort(a, DESC): the indices of the k largest, largest first
+    GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
     // I32 indices of the k largest elements of each row: [k, ne1, ne2, ne3], largest first
     GGML_API struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
-    // the indices of each row's k largest elements, largest first: a view of ggml_argsort(a, DESC)
-    GGML_API struct ggml_tensor * ggml_argsort_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
 
 #define GGML_KQ_MASK_PAD 1
 

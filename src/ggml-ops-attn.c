@@ -179,7 +179,7 @@ static struct ggml_tensor * ggml_ops_rope_impl(const char * func, struct ggml_co
     if (result == NULL) {
         return NULL;
     }
-    int32_t params[15] = { 0, n_dims, mode, 0, n_ctx_orig };
+    int32_t params[16] = { 0, n_dims, mode, 0, n_ctx_orig }; // [15]: offset (ggml_rope_set_offset)
     memcpy(params +  5, &freq_base,   sizeof(float));
     memcpy(params +  6, &freq_scale,  sizeof(float));
     memcpy(params +  7, &ext_factor,  sizeof(float));
@@ -230,6 +230,48 @@ struct ggml_tensor * ggml_rope_multi(
     }
     return ggml_ops_rope_impl(__func__, ctx, a, b, c, n_dims, sections, mode, n_ctx_orig,
             freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow, false);
+}
+
+struct ggml_tensor * ggml_rope_multi_inplace(
+        struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+        int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
+        float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    if (sections == NULL && (mode & GGML_ROPE_TYPE_MROPE)) {
+        GGML_LOG_ERROR("%s: argument 'sections' is NULL\n", __func__);
+        return NULL;
+    }
+    return ggml_ops_rope_impl(__func__, ctx, a, b, c, n_dims, sections, mode, n_ctx_orig,
+            freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow, true);
+}
+
+struct ggml_tensor * ggml_rope_custom(
+        struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+        int n_dims, int mode, int n_ctx_orig,
+        float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return ggml_ops_rope_impl(__func__, ctx, a, b, NULL, n_dims, NULL, mode, n_ctx_orig,
+            freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow, false);
+}
+
+struct ggml_tensor * ggml_rope_custom_inplace(
+        struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+        int n_dims, int mode, int n_ctx_orig,
+        float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    return ggml_ops_rope_impl(__func__, ctx, a, b, NULL, n_dims, NULL, mode, n_ctx_orig,
+            freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow, true);
+}
+
+struct ggml_tensor * ggml_rope_set_offset(struct ggml_tensor * a, int n_offs) {
+    GGML_OPS_CHECK_ARG(a);
+    GGML_OPS_CHECK(a->op == GGML_OP_ROPE || a->op == GGML_OP_ROPE_BACK,
+            "node is %s, not ROPE or ROPE_BACK", ggml_op_name(a->op));
+    const int n_dims = ggml_get_op_params_i32(a, 1);
+    const int mode   = ggml_get_op_params_i32(a, 2);
+    GGML_OPS_CHECK(mode != GGML_ROPE_TYPE_VISION, "the VISION mode has no offset");
+    GGML_OPS_CHECK(n_offs >= 0 && n_offs % 2 == 0 && (int64_t) n_offs + n_dims <= a->ne[0],
+            "offset %d must be even, >= 0 and leave n_dims = %d within rows of %lld",
+            n_offs, n_dims, (long long) a->ne[0]);
+    ggml_set_op_params_i32(a, 15, n_offs);
+    return a;
 }
 
 // YaRN: the dimension at which a rotation of n_rot full turns spans the original context.

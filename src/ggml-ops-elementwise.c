@@ -243,8 +243,9 @@ static struct ggml_tensor * ops_unary(const char * func, struct ggml_context * c
     GGML_OPS_CHECK_ARG_F(func, ctx);
     GGML_OPS_CHECK_ARG_F(func, a);
     GGML_OPS_CHECK_F(func, (int) op >= 0 && (int) op < (int) GGML_UNARY_OP_COUNT, "invalid unary op id %d", (int) op);
-    GGML_OPS_CHECK_F(func, ggml_is_contiguous_1(a), "a " GGML_OPS_NE_FMT " must have contiguous rows",
-            GGML_OPS_NE_ARGS(a));
+    // the elements of a row must be adjacent; rows, planes and batches may have any strides
+    GGML_OPS_CHECK_F(func, ggml_is_contiguous_rows(a), "a " GGML_OPS_NE_FMT " (nb[0] = %zu) must have contiguous rows",
+            GGML_OPS_NE_ARGS(a), a->nb[0]);
     struct ggml_tensor * result = ggml_ops_like(func, ctx, a, inplace);
     if (result == NULL) {
         return NULL;

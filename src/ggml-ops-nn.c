@@ -102,6 +102,18 @@ struct ggml_tensor * ggml_mul_mat(struct ggml_context * ctx, struct ggml_tensor 
     return ggml_ops_node(result, GGML_OP_MUL_MAT, a, b, NULL);
 }
 
+void ggml_mul_mat_set_hint(struct ggml_tensor * a, enum ggml_op_hint hint) {
+    if (a == NULL || a->op != GGML_OP_MUL_MAT) {
+        GGML_LOG_ERROR("%s: node is %s, not MUL_MAT\n", __func__, a ? ggml_op_name(a->op) : "NULL");
+        return;
+    }
+    if (hint != GGML_HINT_NONE && hint != GGML_HINT_SRC0_IS_HADAMARD) {
+        GGML_LOG_ERROR("%s: unknown hint %d\n", __func__, (int) hint);
+        return;
+    }
+    ggml_set_op_params_i32(a, 1, (int32_t) hint);
+}
+
 void ggml_mul_mat_set_prec(struct ggml_tensor * a, enum ggml_prec prec) {
     if (a == NULL) {
         GGML_LOG_ERROR("%s: argument 'a' is NULL\n", __func__);

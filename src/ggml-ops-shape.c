@@ -335,7 +335,8 @@ struct ggml_tensor * ggml_set_rows(struct ggml_context * ctx, struct ggml_tensor
             b->ne[3] % c->ne[2] == 0 && c->ne[3] == 1,
             "indices c " GGML_OPS_NE_FMT " do not match rows b " GGML_OPS_NE_FMT,
             GGML_OPS_NE_ARGS(c), GGML_OPS_NE_ARGS(b));
-    GGML_OPS_CHECK(b->type == GGML_TYPE_F32, "rows b must be F32, not %s", ggml_type_name(b->type));
+    GGML_OPS_CHECK(b->type == GGML_TYPE_F32 || b->type == GGML_TYPE_F16 || b->type == GGML_TYPE_BF16,
+            "rows b must be F32, F16 or BF16, not %s", ggml_type_name(b->type));
     GGML_OPS_CHECK(c->type == GGML_TYPE_I64 || c->type == GGML_TYPE_I32,
             "indices c must be I64 or I32, not %s", ggml_type_name(c->type));
     GGML_OPS_CHECK(ggml_is_contiguous_rows(a) && ggml_is_contiguous_rows(b), "rows of a and b must be contiguous");

@@ -575,3 +575,43 @@ bool ggml_validate_row_data(enum ggml_type type, const void * data, size_t nbyte
     }
     return true;
 }
+
+//
+// file types of older model formats
+//
+
+enum ggml_type ggml_ftype_to_ggml_type(enum ggml_ftype ftype) {
+    switch (ftype) {
+        case GGML_FTYPE_ALL_F32:        return GGML_TYPE_F32;
+        case GGML_FTYPE_MOSTLY_F16:     return GGML_TYPE_F16;
+        case GGML_FTYPE_MOSTLY_BF16:    return GGML_TYPE_BF16;
+        case GGML_FTYPE_MOSTLY_Q4_0:    return GGML_TYPE_Q4_0;
+        case GGML_FTYPE_MOSTLY_Q4_1:    return GGML_TYPE_Q4_1;
+        case GGML_FTYPE_MOSTLY_Q5_0:    return GGML_TYPE_Q5_0;
+        case GGML_FTYPE_MOSTLY_Q5_1:    return GGML_TYPE_Q5_1;
+        case GGML_FTYPE_MOSTLY_Q8_0:    return GGML_TYPE_Q8_0;
+        case GGML_FTYPE_MOSTLY_Q1_0:    return GGML_TYPE_Q1_0;
+        case GGML_FTYPE_MOSTLY_Q2_0:    return GGML_TYPE_Q2_0;
+        case GGML_FTYPE_MOSTLY_MXFP4:   return GGML_TYPE_MXFP4;
+        case GGML_FTYPE_MOSTLY_NVFP4:   return GGML_TYPE_NVFP4;
+        case GGML_FTYPE_MOSTLY_Q2_K:    return GGML_TYPE_Q2_K;
+        case GGML_FTYPE_MOSTLY_Q3_K:    return GGML_TYPE_Q3_K;
+        case GGML_FTYPE_MOSTLY_Q4_K:    return GGML_TYPE_Q4_K;
+        case GGML_FTYPE_MOSTLY_Q5_K:    return GGML_TYPE_Q5_K;
+        case GGML_FTYPE_MOSTLY_Q6_K:    return GGML_TYPE_Q6_K;
+        case GGML_FTYPE_MOSTLY_IQ2_XXS: return GGML_TYPE_IQ2_XXS;
+        case GGML_FTYPE_MOSTLY_IQ2_XS:  return GGML_TYPE_IQ2_XS;
+        case GGML_FTYPE_MOSTLY_IQ2_S:   return GGML_TYPE_IQ2_S;
+        case GGML_FTYPE_MOSTLY_IQ3_XXS: return GGML_TYPE_IQ3_XXS;
+        case GGML_FTYPE_MOSTLY_IQ3_S:   return GGML_TYPE_IQ3_S;
+        case GGML_FTYPE_MOSTLY_IQ1_S:   return GGML_TYPE_IQ1_S;
+        case GGML_FTYPE_MOSTLY_IQ1_M:   return GGML_TYPE_IQ1_M;
+        case GGML_FTYPE_MOSTLY_IQ4_NL:  return GGML_TYPE_IQ4_NL;
+        case GGML_FTYPE_MOSTLY_IQ4_XS:  return GGML_TYPE_IQ4_XS;
+        case GGML_FTYPE_UNKNOWN:
+        case GGML_FTYPE_MOSTLY_Q4_1_SOME_F16:
+            break; // no single weight type
+    }
+    GGML_ERROR(GGML_ERROR_INVALID_ARGUMENT, "%s: file type %d has no single weight type", __func__, (int) ftype);
+    return GGML_TYPE_COUNT;
+}

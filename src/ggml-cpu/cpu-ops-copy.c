@@ -305,6 +305,9 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
 // dequantizes into F32 rows (SET_ROWS: F32 rows quantize into a quantized destination)
 //
 
+// SET_ROWS into a quantized row from F16/BF16 rows: converted to F32 this many elements at a time
+#define SET_ROWS_CHUNK 1024
+
 static bool index_type_ok(enum ggml_type type) {
     return type == GGML_TYPE_I32 || type == GGML_TYPE_I64;
 }
@@ -321,15 +324,16 @@ static inline int64_t read_index(const struct ggml_tensor * t, int64_t i0, int64
     return v;
 }
 
-// quantized rows: dequantized to F32 (GET_ROWS) or quantized from F32 (SET_ROWS) by whole rows of
-// blocks, the quantized side's rows contiguous
+// quantized rows: dequantized to F32 (GET_ROWS) or quantized from F32, F16 or BF16 (SET_ROWS) by
+// whole rows of blocks, the quantized side's rows contiguous
 static bool rows_quant_ok(const struct ggml_tensor * q, const struct ggml_tensor * f, bool to_float) {
-    if ((int) q->type < 0 || q->type >= GGML_TYPE_COUNT || !ggml_is_quantized(q->type) || f->type != GGML_TYPE_F32) {
+    const bool f_ok = to_float ? f->type == GGML_TYPE_F32 : ggml_vec_is_float_type(f->type);
+    if ((int) q->type < 0 || q->type >= GGML_TYPE_COUNT || !ggml_is_quantized(q->type) || !f_ok) {
         return false;
     }
     const struct ggml_type_traits * tr = ggml_get_type_traits(q->type);
     return (to_float ? tr->to_float != NULL : tr->from_float_ref != NULL) && q->ne[0] % tr->blck_size == 0 &&
-        q->nb[0] == tr->type_size && f->nb[0] == sizeof(float);
+        q->nb[0] == tr->type_size && f->nb[0] == ggml_type_size(f->type) && tr->blck_size <= SET_ROWS_CHUNK;
 }
 
 static bool get_rows_supports(const struct ggml_tensor * op) {
@@ -405,8 +409,19 @@ static enum ggml_status set_rows_forward(const struct ggml_compute_params * para
             return GGML_STATUS_FAILED;
         }
         if (ggml_is_quantized(dst->type)) {
-            ggml_get_type_traits(dst->type)->from_float_ref((const float *)(const void *) copy_row_ptr(b, i, i2, i3),
-                    copy_row_ptr(dst, idx, i2, i3), b->ne[0]);
+            const struct ggml_type_traits * tr = ggml_get_type_traits(dst->type);
+            if (b->type == GGML_TYPE_F32) {
+                tr->from_float_ref((const float *)(const void *) copy_row_ptr(b, i, i2, i3), copy_row_ptr(dst, idx, i2, i3), b->ne[0]);
+                continue;
+            }
+            // whole blocks at a time through a float buffer
+            float buf[SET_ROWS_CHUNK];
+            const int64_t chunk = (SET_ROWS_CHUNK / tr->blck_size)*tr->blck_size;
+            for (int64_t e = 0; e < b->ne[0]; e += chunk) {
+                const int64_t m = b->ne[0] - e < chunk ? b->ne[0] - e : chunk;
+                ggml_vec_load_f32(vf, b->type, copy_row_ptr(b, i, i2, i3) + e*b->nb[0], b->nb[0], m, buf);
+                tr->from_float_ref(buf, copy_row_ptr(dst, idx, i2, i3) + (size_t) (e / tr->blck_size)*tr->type_size, m);
+            }
             continue;
         }
         copy_convert(vf, dst->type, copy_row_ptr(dst, idx, i2, i3), dst->nb[0], b->type, copy_row_ptr(b, i, i2, i3),

@@ -21,6 +21,7 @@ struct rope_params {
     int     n_dims, mode, n_ctx_orig;
     float   freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow;
     int     sections[4];
+    int     n_offs;   // first rotated element of a row (ggml_rope_set_offset)
     bool    multi;    // MROPE, IMROPE or VISION: four positions per token
     int64_t n_pairs;  // rotated pairs per row
     int64_t half;     // distance between the two members of a pair (not NORMAL)
@@ -44,6 +45,7 @@ static void rope_get_params(const struct ggml_tensor * op, struct rope_params * 
     for (int k = 0; k < 4; k++) {
         rp->sections[k] = ggml_get_op_params_i32(op, 11 + k);
     }
+    rp->n_offs = ggml_get_op_params_i32(op, 15);
     rp->multi = rp->mode == GGML_ROPE_TYPE_MROPE || rp->mode == GGML_ROPE_TYPE_IMROPE || rp->mode == GGML_ROPE_TYPE_VISION;
     if (rp->mode == GGML_ROPE_TYPE_VISION) {
         rp->n_pairs = op->src[0]->ne[0]/2;
@@ -70,6 +72,10 @@ bool ggml_cpu_rope_supports(const struct ggml_tensor * op) {
         return false;
     }
     if (rp.mode == GGML_ROPE_TYPE_VISION && 2*(int64_t) rp.n_dims != a->ne[0]) {
+        return false;
+    }
+    if (rp.n_offs < 0 || rp.n_offs % 2 != 0 || (int64_t) rp.n_offs + rp.n_dims > a->ne[0] ||
+        (rp.n_offs != 0 && rp.mode == GGML_ROPE_TYPE_VISION)) {
         return false;
     }
     if (rp.multi) {
@@ -376,13 +382,17 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
         }
         float * y = d_direct ? (float *) dst : s.row;
 
+        const int64_t offs = rp.n_offs;
         if (rp.mode == GGML_ROPE_TYPE_NORMAL) {
-            kt->rope_normal(rp.n_dims, x, y, s.cs, s.cs + rp.n_dims);
+            kt->rope_normal(rp.n_dims, x + offs, y + offs, s.cs, s.cs + rp.n_dims);
         } else {
-            kt->rope_half(rp.n_pairs, rp.half, x, y, s.cs, s.cs + rp.n_pairs);
+            kt->rope_half(rp.n_pairs, rp.half, x + offs, y + offs, s.cs, s.cs + rp.n_pairs);
         }
-        if (x != y && rot_end < ne0) {
-            memmove(y + rot_end, x + rot_end, (size_t) (ne0 - rot_end)*sizeof(float));
+        if (x != y && offs + rot_end < ne0) {
+            memmove(y + offs + rot_end, x + offs + rot_end, (size_t) (ne0 - offs - rot_end)*sizeof(float));
+        }
+        if (x != y && offs > 0) {
+            memmove(y, x, (size_t) offs*sizeof(float));
         }
         if (!d_direct) {
             ggml_vec_store_f32(vf, op->type, dst, op->nb[0], ne0, y);

@@ -16,6 +16,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__riscv_v_intrinsic)
+#    include <riscv_vector.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #    include <cpuid.h>
@@ -159,6 +162,14 @@ GGML_CPU_HAS(wasm_simd,   wasm_simd)
 
 int ggml_cpu_get_sve_cnt(void) {
     return ggml_cpu_get_features()->sve_cnt;
+}
+
+int ggml_cpu_get_rvv_vlen(void) {
+#if defined(__riscv_v_intrinsic)
+    return (int) __riscv_vlenb();
+#else
+    return 0;
+#endif
 }
 
 int ggml_cpu_has_llamafile(void) {

@@ -115,6 +115,7 @@ enum ggml_cpu_family {
     GGML_CPU_FAMILY_CONV,
     GGML_CPU_FAMILY_ATTN,
     GGML_CPU_FAMILY_MOE,
+    GGML_CPU_FAMILY_MISC,            // issue 22's small ops (cpu-ops-misc.c)
     GGML_CPU_FAMILY_CUSTOM,          // implemented in ggml-cpu-ops.c
     GGML_CPU_FAMILY_COUNT,
 };
@@ -171,6 +172,10 @@ bool             ggml_cpu_moe_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_moe_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_moe_n_tasks  (const struct ggml_tensor * op, int n_threads);
 enum ggml_status ggml_cpu_moe_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
+bool             ggml_cpu_misc_supports (const struct ggml_tensor * op);
+size_t           ggml_cpu_misc_work_size(const struct ggml_tensor * op, int n_threads);
+int              ggml_cpu_misc_n_tasks  (const struct ggml_tensor * op, int n_threads);
+enum ggml_status ggml_cpu_misc_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
 
 //
 // Dispatch (ggml-cpu-ops.c): what the framework calls for any node.

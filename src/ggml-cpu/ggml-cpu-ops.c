@@ -77,6 +77,13 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
 
     [GGML_OP_MUL_MAT_ID]     = GGML_CPU_FAMILY_MOE,
     [GGML_OP_ADD_ID]         = GGML_CPU_FAMILY_MOE,
+    [GGML_OP_CUMSUM]             = GGML_CPU_FAMILY_MISC,
+    [GGML_OP_TRI]                = GGML_CPU_FAMILY_MISC,
+    [GGML_OP_DIAG]               = GGML_CPU_FAMILY_MISC,
+    [GGML_OP_ROLL]               = GGML_CPU_FAMILY_MISC,
+    [GGML_OP_PAD_REFLECT_1D]     = GGML_CPU_FAMILY_MISC,
+    [GGML_OP_TIMESTEP_EMBEDDING] = GGML_CPU_FAMILY_MISC,
+    [GGML_OP_POOL_1D]            = GGML_CPU_FAMILY_MISC,
 
     [GGML_OP_MAP_CUSTOM1]    = GGML_CPU_FAMILY_CUSTOM,
     [GGML_OP_MAP_CUSTOM2]    = GGML_CPU_FAMILY_CUSTOM,
@@ -171,6 +178,7 @@ bool ggml_cpu_op_supports(const struct ggml_tensor * op) {
         case GGML_CPU_FAMILY_CONV:   return ggml_cpu_conv_supports(op);
         case GGML_CPU_FAMILY_ATTN:   return ggml_cpu_attn_supports(op);
         case GGML_CPU_FAMILY_MOE:    return ggml_cpu_moe_supports(op);
+        case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_supports(op);
         case GGML_CPU_FAMILY_CUSTOM: return custom_supports(op);
         default:                     return false;
     }
@@ -188,6 +196,7 @@ size_t ggml_cpu_op_work_size(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_CONV:   return ggml_cpu_conv_work_size(op, n_threads);
         case GGML_CPU_FAMILY_ATTN:   return ggml_cpu_attn_work_size(op, n_threads);
         case GGML_CPU_FAMILY_MOE:    return ggml_cpu_moe_work_size(op, n_threads);
+        case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_work_size(op, n_threads);
         default:                     return 0;
     }
 }
@@ -205,6 +214,7 @@ int ggml_cpu_op_n_tasks(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_CONV:   n = ggml_cpu_conv_n_tasks(op, n_threads);   break;
         case GGML_CPU_FAMILY_ATTN:   n = ggml_cpu_attn_n_tasks(op, n_threads);   break;
         case GGML_CPU_FAMILY_MOE:    n = ggml_cpu_moe_n_tasks(op, n_threads);    break;
+        case GGML_CPU_FAMILY_MISC:   n = ggml_cpu_misc_n_tasks(op, n_threads);   break;
         case GGML_CPU_FAMILY_CUSTOM: n = custom_n_tasks(op, n_threads);          break;
         default:                     n = 1;                                      break;
     }
@@ -227,6 +237,7 @@ enum ggml_status ggml_cpu_op_forward(const struct ggml_compute_params * params, 
         case GGML_CPU_FAMILY_CONV:   return ggml_cpu_conv_forward(params, op);
         case GGML_CPU_FAMILY_ATTN:   return ggml_cpu_attn_forward(params, op);
         case GGML_CPU_FAMILY_MOE:    return ggml_cpu_moe_forward(params, op);
+        case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_forward(params, op);
         case GGML_CPU_FAMILY_CUSTOM: return custom_forward(params, op);
         default:
             if (params->ith == 0) {

@@ -37,6 +37,9 @@ bool ggml_ocl_rope_supports(const struct ggml_ocl_device * d, const struct ggml_
     if (mode == GGML_ROPE_TYPE_VISION && 2*(int64_t) n_dims != a->ne[0]) {
         return false;
     }
+    if (ggml_get_op_params_i32(op, 15) != 0) {
+        return false; // rotated dims offset by ggml_rope_set_offset: not implemented here
+    }
     if (multi) {
         int64_t sum = 0;
         for (int k = 0; k < 4; k++) {

@@ -213,6 +213,8 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_CONV_2D, GGML_OP_POOL_2D, GGML_OP_PAD, GGML_OP_ARANGE, GGML_OP_ARGSORT, GGML_OP_TOP_K,
     GGML_OP_LEAKY_RELU, GGML_OP_FLASH_ATTN_EXT, GGML_OP_UNARY, GGML_OP_GLU, GGML_OP_MUL_MAT_ID,
     GGML_OP_ADD_ID,
+    GGML_OP_CUMSUM, GGML_OP_TRI, GGML_OP_FILL, GGML_OP_DIAG, GGML_OP_ROLL, GGML_OP_PAD_REFLECT_1D,
+    GGML_OP_TIMESTEP_EMBEDDING, GGML_OP_POOL_1D,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -373,6 +375,15 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_ARGSORT:
         case GGML_OP_TOP_K:
             return ggml_ref_op_sort(node, out, err, err_size);
+        case GGML_OP_CUMSUM:
+        case GGML_OP_TRI:
+        case GGML_OP_FILL:
+        case GGML_OP_DIAG:
+        case GGML_OP_ROLL:
+        case GGML_OP_PAD_REFLECT_1D:
+        case GGML_OP_TIMESTEP_EMBEDDING:
+        case GGML_OP_POOL_1D:
+            return ggml_ref_op_misc(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }

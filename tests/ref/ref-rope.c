@@ -129,6 +129,10 @@ bool ggml_ref_op_rope(const struct ggml_tensor * node, double * out, char * err,
 
     const int64_t ne0 = a->ne[0];
     const int mode = rp.mode;
+    const int n_offs = ggml_ref_param_i32(node, 15); // ggml_rope_set_offset: rotated dims start here
+    if (n_offs < 0 || (int64_t) n_offs + rp.n_dims > ne0 || (n_offs != 0 && mode == GGML_ROPE_TYPE_VISION)) {
+        return ggml_ref_fail(err, err_size, "ROPE: offset %d with n_dims %d for rows of %lld", n_offs, rp.n_dims, (long long) ne0);
+    }
     const bool multi = mode == GGML_ROPE_TYPE_MROPE || mode == GGML_ROPE_TYPE_IMROPE || mode == GGML_ROPE_TYPE_VISION;
     if (mode != GGML_ROPE_TYPE_NORMAL && mode != GGML_ROPE_TYPE_NEOX && !multi) {
         return ggml_ref_fail(err, err_size, "ROPE: mode %d is not covered", mode);
@@ -191,6 +195,8 @@ bool ggml_ref_op_rope(const struct ggml_tensor * node, double * out, char * err,
                     } else {
                         j0 = p;         j1 = p + rp.n_dims/2;
                     }
+                    j0 += n_offs;
+                    j1 += n_offs;
                     const double f = ff != NULL ? ggml_ref_get_flat(ff, p) : 1.0;
                     double c, s;
                     ref_rope_yarn(&rp, ref_rope_theta(&rp, pos, p)/f, p, &c, &s);

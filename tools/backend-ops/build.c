@@ -49,7 +49,8 @@ bool bops_cases_all(struct bop_cases * list) {
            bops_cases_reduce(list) &&
            bops_cases_nn(list) &&
            bops_cases_attn(list) &&
-           bops_cases_quant(list);
+           bops_cases_quant(list) &&
+           bops_cases_misc(list);
 }
 
 //

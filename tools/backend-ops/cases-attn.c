@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 //
 // SOFT_MAX: a F32 ne[0]; i[0] = mask type + 1 (0: none), mask shape ne[1]; i[1] = sinks;
@@ -120,7 +121,8 @@ static bool cases_soft_max(struct bop_cases * list) {
 
 //
 // ROPE: a = t[0] ne[0] (layout i[5]); i[0] = n_dims, i[1] = mode, i[2] = n_ctx_orig, i[3] = freq
-// factors, i[4] = inplace, i[6..9] = sections, i[10] = simple ggml_rope form;
+// factors, i[4] = inplace, i[6..9] = sections, i[10] = simple ggml_rope form, i[11] = offset of the
+// rotated dims (ggml_rope_set_offset);
 // f[0..5] = freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow
 //
 
@@ -142,16 +144,20 @@ static struct ggml_tensor * build_rope(struct bop_graph * g, const struct bop_ca
         }
     }
     const float * f = c->f;
+    struct ggml_tensor * r;
     if (c->i[10]) {
-        return c->i[4] ? ggml_rope_inplace(g->ctx, a, pos, c->i[0], mode) : ggml_rope(g->ctx, a, pos, c->i[0], mode);
-    }
-    if (multi) {
+        r = c->i[4] ? ggml_rope_inplace(g->ctx, a, pos, c->i[0], mode) : ggml_rope(g->ctx, a, pos, c->i[0], mode);
+    } else if (multi) {
         int sections[GGML_MROPE_SECTIONS] = { c->i[6], c->i[7], c->i[8], c->i[9] };
-        return ggml_rope_multi(g->ctx, a, pos, ff, c->i[0], sections, mode, c->i[2], f[0], f[1], f[2], f[3], f[4], f[5]);
+        r = c->i[4]
+            ? ggml_rope_multi_inplace(g->ctx, a, pos, ff, c->i[0], sections, mode, c->i[2], f[0], f[1], f[2], f[3], f[4], f[5])
+            : ggml_rope_multi(g->ctx, a, pos, ff, c->i[0], sections, mode, c->i[2], f[0], f[1], f[2], f[3], f[4], f[5]);
+    } else {
+        r = c->i[4]
+            ? ggml_rope_ext_inplace(g->ctx, a, pos, ff, c->i[0], mode, c->i[2], f[0], f[1], f[2], f[3], f[4], f[5])
+            : ggml_rope_ext(g->ctx, a, pos, ff, c->i[0], mode, c->i[2], f[0], f[1], f[2], f[3], f[4], f[5]);
     }
-    return c->i[4]
-        ? ggml_rope_ext_inplace(g->ctx, a, pos, ff, c->i[0], mode, c->i[2], f[0], f[1], f[2], f[3], f[4], f[5])
-        : ggml_rope_ext(g->ctx, a, pos, ff, c->i[0], mode, c->i[2], f[0], f[1], f[2], f[3], f[4], f[5]);
+    return r != NULL && c->i[11] != 0 ? ggml_rope_set_offset(r, c->i[11]) : r;
 }
 
 struct rope_spec {
@@ -162,12 +168,17 @@ struct rope_spec {
     int sections[4];
 };
 
-static bool add_rope(struct bop_cases * list, enum ggml_type type, const struct rope_spec * s) {
+// n_offs: first rotated element (ggml_rope_set_offset), 0 for none
+static bool add_rope_at(struct bop_cases * list, enum ggml_type type, const struct rope_spec * s, int n_offs) {
     const char * mode_name = s->mode == GGML_ROPE_TYPE_NORMAL ? "normal" : s->mode == GGML_ROPE_TYPE_NEOX ? "neox" :
                              s->mode == GGML_ROPE_TYPE_MROPE ? "mrope" : s->mode == GGML_ROPE_TYPE_IMROPE ? "imrope" : "vision";
-    char sect[48] = "";
+    char sect[64] = "";
     if (s->mode & GGML_ROPE_TYPE_MROPE) {
         snprintf(sect, sizeof(sect), ",sections=[%d,%d,%d,%d]", s->sections[0], s->sections[1], s->sections[2], s->sections[3]);
+    }
+    if (n_offs != 0) {
+        const size_t len = strlen(sect);
+        snprintf(sect + len, sizeof(sect) - len, ",offs=%d", n_offs);
     }
     struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_ROPE), build_rope,
             "type=%s,ne=%s,n_dims=%d,mode=%s%s,ff=%d,%s,layout=%s,inplace=%d", bops_tname(type), bops_ne_str(s->ne),
@@ -188,6 +199,7 @@ static bool add_rope(struct bop_cases * list, enum ggml_type type, const struct 
         c->i[6 + k] = s->sections[k];
     }
     c->i[10] = s->simple;
+    c->i[11] = n_offs;
     c->f[0] = 10000.0f;                     // freq_base
     c->f[1] = s->yarn ? 0.25f : 1.0f;       // freq_scale
     c->f[2] = s->yarn ? 1.0f : 0.0f;        // ext_factor
@@ -195,6 +207,10 @@ static bool add_rope(struct bop_cases * list, enum ggml_type type, const struct 
     c->f[4] = 32.0f;                        // beta_fast
     c->f[5] = 1.0f;                         // beta_slow
     return true;
+}
+
+static bool add_rope(struct bop_cases * list, enum ggml_type type, const struct rope_spec * s) {
+    return add_rope_at(list, type, s, 0);
 }
 
 static bool cases_rope(struct bop_cases * list) {
@@ -249,6 +265,21 @@ static bool cases_rope(struct bop_cases * list) {
         };
         for (size_t k = 0; k < sizeof(multi)/sizeof(multi[0]); k++) {
             if (!add_rope(list, types[t], &multi[k])) {
+                return false;
+            }
+        }
+        // rotated dims offset by ggml_rope_set_offset (the family's partial rotation at an offset),
+        // and the in-place multi-section form
+        static const struct rope_spec offset[] = {
+            { { 64, 4, 5, 1 }, 32, GGML_ROPE_TYPE_NORMAL, false, false, false, false, BOP_LAYOUT_CONT, { 0, 0, 0, 0 } },
+            { { 64, 4, 5, 1 }, 32, GGML_ROPE_TYPE_NEOX,   true,  true,  false, false, BOP_LAYOUT_CONT, { 0, 0, 0, 0 } },
+            { { 80, 3, 7, 1 }, 40, GGML_ROPE_TYPE_NEOX,   false, false, true,  false, BOP_LAYOUT_CONT, { 0, 0, 0, 0 } },
+            { { 64, 4, 5, 1 }, 32, GGML_ROPE_TYPE_MROPE,  false, false, false, false, BOP_LAYOUT_PAD,  { 4, 6, 6, 0 } },
+            { { 64, 4, 5, 1 }, 64, GGML_ROPE_TYPE_IMROPE, false, false, true,  false, BOP_LAYOUT_CONT, { 8, 12, 12, 0 } },
+        };
+        static const int offs[] = { 16, 32, 10, 8, 0 };
+        for (size_t k = 0; k < sizeof(offset)/sizeof(offset[0]); k++) {
+            if (!add_rope_at(list, types[t], &offset[k], offs[k])) {
                 return false;
             }
         }

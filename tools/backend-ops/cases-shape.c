@@ -223,7 +223,7 @@ static bool cases_set(struct bop_cases * list) {
 
 //
 // GET_ROWS: a = t[0] ne[0] (layout i[0]), indices I32 [ne[1][0], a->ne2, a->ne3]
-// SET_ROWS: a = t[0] ne[0] (layout i[3]), rows F32 [a->ne0, ne[1][0], a->ne2, a->ne3] (layout i[1]),
+// SET_ROWS: a = t[0] ne[0] (layout i[3]), rows t[2] [a->ne0, ne[1][0], a->ne2, a->ne3] (layout i[1]),
 //           indices t[1] [ne[1][0], i[0], i[2]] distinct per (i2, i3)
 //
 
@@ -237,7 +237,7 @@ static struct ggml_tensor * build_get_rows(struct bop_graph * g, const struct bo
 static struct ggml_tensor * build_set_rows(struct bop_graph * g, const struct bop_case * c) {
     struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], (enum bop_layout) c->i[3], BOP_FILL_UNIFORM, c->lo, c->hi);
     const int64_t nb[4] = { c->ne[0][0], c->ne[1][0], c->ne[0][2], c->ne[0][3] };
-    struct ggml_tensor * b = bops_input(g, GGML_TYPE_F32, nb, (enum bop_layout) c->i[1], BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = bops_input(g, c->t[2], nb, (enum bop_layout) c->i[1], BOP_FILL_UNIFORM, c->lo, c->hi);
     const int64_t nc[4] = { c->ne[1][0], c->i[0], c->i[2], 1 };
     struct ggml_tensor * idx = bops_input(g, c->t[1], nc, BOP_LAYOUT_CONT, BOP_FILL_ROWPERM, 0.0, (double) c->ne[0][1]);
     return a != NULL && b != NULL && idx != NULL ? ggml_set_rows(g->ctx, a, b, idx) : NULL;
@@ -293,6 +293,33 @@ static bool cases_rows(struct bop_cases * list) {
                     c->i[2] = sets[k].c3;
                     c->i[3] = layout;
                 }
+            }
+        }
+    }
+    // F16 and BF16 source rows (the constructor once refused all but F32); the reference has no
+    // quantized SET_ROWS results, so quantized destinations are not in the table
+    static const enum ggml_type src_types[] = { GGML_TYPE_F16, GGML_TYPE_BF16 };
+    static const enum ggml_type dst_types2[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+    for (size_t st = 0; st < 2; st++) {
+        for (size_t t = 0; t < sizeof(dst_types2)/sizeof(dst_types2[0]); t++) {
+            for (int l = 0; l < 2; l++) {
+                const enum bop_layout layout = l ? BOP_LAYOUT_PAD : BOP_LAYOUT_CONT;
+                const int64_t a[4] = { 256, 11, 2, 3 };
+                struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_SET_ROWS), build_set_rows,
+                        "type=%s,type_src=%s,type_idx=i64,ne_dst=%s,n_rows=7,idx_bcast=[2,3],layout=%s",
+                        bops_tname(dst_types2[t]), bops_tname(src_types[st]), bops_ne_str(a), bops_layout_name(layout));
+                if (c == NULL) {
+                    return false;
+                }
+                c->t[0] = dst_types2[t];
+                c->t[1] = GGML_TYPE_I64;
+                c->t[2] = src_types[st];
+                bops_ne(c->ne[0], a[0], a[1], a[2], a[3]);
+                c->ne[1][0] = 7;
+                c->i[0] = 2;
+                c->i[1] = layout;
+                c->i[2] = 3;
+                c->i[3] = layout;
             }
         }
     }

@@ -60,8 +60,10 @@ static bool cases_unary(struct bop_cases * list) {
                     return false;
                 }
             }
-            // rows with gaps (the family's unary ops need contiguous rows)
-            if (!add_unary(list, (enum ggml_unary_op) op, float_types[t], shapes[0], BOP_LAYOUT_ROWS, false)) {
+            // rows with gaps (the family's unary ops need contiguous rows), and gaps after rows and
+            // planes (not ggml_is_contiguous_1: the constructor once refused these)
+            if (!add_unary(list, (enum ggml_unary_op) op, float_types[t], shapes[0], BOP_LAYOUT_ROWS, false) ||
+                !add_unary(list, (enum ggml_unary_op) op, float_types[t], shapes[0], BOP_LAYOUT_PAD, false)) {
                 return false;
             }
         }

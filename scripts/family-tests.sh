@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Builds the ggml family's own op-test program, tests/test-backend-ops.cpp, against this library
+# exactly as a user would (C++17, only include/ on the include path, linked to the shared libggml)
+# and runs it. Fetches nothing: give it a checkout of ggml-org/ggml (or llama.cpp's ggml/
+# folder, or any folder with tests/test-backend-ops.cpp). Nothing of the family is copied into
+# this repository. See docs/compatibility.md.
+#
+# usage: scripts/family-tests.sh FAMILY_DIR [extra test-backend-ops arguments, e.g. -o ADD]
+#
+#   BUILD_DIR   where to build (default: build/family-tests); the library goes to BUILD_DIR/lib
+#   JOBS        parallel build jobs (default: 2)
+#   CXX         the C++ compiler (default: c++)
+#   MODES       what to run (default: "test grad"):
+#                 test: test-backend-ops test on every device other than the CPU (each is
+#                       compared with the CPU backend, as the family's program does);
+#                 grad: test-backend-ops grad -b CPU (gradients against finite differences).
+#
+# Prints each run's "N/M tests passed" lines and final verdict; the full logs are
+# BUILD_DIR/test.log and BUILD_DIR/grad.log. Exit status: 0 when every run passed, 1 when a run
+# failed, 2 on a usage or build error.
+
+set -u
+
+if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+fi
+
+FAMILY_DIR=$1
+shift
+SRC="$FAMILY_DIR/tests/test-backend-ops.cpp"
+if [ ! -f "$SRC" ]; then
+    echo "family-tests: $SRC not found (give the path of a ggml checkout)" >&2
+    exit 2
+fi
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build/family-tests}
+JOBS=${JOBS:-2}
+CXX=${CXX:-c++}
+MODES=${MODES:-"test grad"}
+mkdir -p "$BUILD_DIR" || exit 2
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+
+echo "family-tests: building libggml in $BUILD_DIR/lib"
+if ! cmake -S "$ROOT" -B "$BUILD_DIR/lib" -DCMAKE_BUILD_TYPE=Release -DGGML_BUILD_TESTS=OFF > "$BUILD_DIR/cmake.log" 2>&1 ||
+   ! cmake --build "$BUILD_DIR/lib" -j "$JOBS" --target ggml >> "$BUILD_DIR/cmake.log" 2>&1; then
+    tail -n 30 "$BUILD_DIR/cmake.log" >&2
+    echo "family-tests: building the library failed (log: $BUILD_DIR/cmake.log)" >&2
+    exit 2
+fi
+LIB=$(find "$BUILD_DIR/lib" -name 'libggml.so' -print -quit)
+if [ -z "$LIB" ]; then
+    echo "family-tests: no libggml.so under $BUILD_DIR/lib" >&2
+    exit 2
+fi
+LIBDIR=$(dirname "$LIB")
+
+echo "family-tests: compiling $SRC against $ROOT/include"
+# the family's program as it is: no flag or define of ours beyond the include path
+if ! "$CXX" -std=c++17 -O2 -I "$ROOT/include" "$SRC" -o "$BUILD_DIR/test-backend-ops" \
+        -L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -lggml -lpthread > "$BUILD_DIR/compile.log" 2>&1; then
+    grep -m 40 'error' "$BUILD_DIR/compile.log" >&2
+    echo "family-tests: the family's test program does not compile against our headers (log: $BUILD_DIR/compile.log)" >&2
+    exit 2
+fi
+
+status=0
+for mode in $MODES; do
+    case "$mode" in
+        test) args=(test) ;;
+        grad) args=(grad -b CPU) ;;
+        *) echo "family-tests: unknown mode '$mode' in MODES" >&2; exit 2 ;;
+    esac
+    log="$BUILD_DIR/$mode.log"
+    echo "family-tests: test-backend-ops ${args[*]} $*"
+    "$BUILD_DIR/test-backend-ops" "${args[@]}" "$@" > "$log" 2>&1
+    rc=$?
+    # the program colours OK / FAIL with terminal escapes even into a file: strip them to count
+    clean="$BUILD_DIR/$mode.plain.log"
+    sed 's/\x1b\[[0-9;]*m//g' "$log" > "$clean"
+    grep -E '^(Backend [0-9]+/|  [0-9]+/[0-9]+ tests passed|[0-9]+/[0-9]+ backends passed|  Backend .*: (OK|FAIL))' "$clean"
+    failed=$(grep -E '^  .*: FAIL$' "$clean" | grep -vc '^  Backend ')
+    unsupported=$(grep -c 'not supported' "$clean")
+    echo "family-tests: $mode: exit status $rc, $failed failed cases, $unsupported 'not supported' lines (log: $log)"
+    if [ "$rc" -ne 0 ]; then
+        status=1
+    fi
+done
+exit $status
