@@ -154,13 +154,25 @@ __kernel void k_vsoft_max(__global const float * a, ulong oa, __global float * d
     const __global half  * mh = (const __global half *) m + mo;
     const long n16 = ne0 / 16;
     float16 vmx = (float16) -INFINITY;
-    for (long k = 0; k < n16; k++) {
-        float16 w = vload16(k, x) * scale;
-        if (has_mask) {
-            w += slope * (mt == T_F16 ? vload_half16(k, mh) : vload16(k, mf));
+    // one loop per mask kind: a type test inside the loop keeps PoCL from vectorizing it
+    if (has_mask && mt == T_F16) {
+        for (long k = 0; k < n16; k++) {
+            const float16 w = fma(vload_half16(k, mh), slope, vload16(k, x) * scale);
+            vmx = fmax(vmx, w);
+            vstore16(w, k, z);
         }
-        vmx = fmax(vmx, w);
-        vstore16(w, k, z);
+    } else if (has_mask) {
+        for (long k = 0; k < n16; k++) {
+            const float16 w = fma(vload16(k, mf), slope, vload16(k, x) * scale);
+            vmx = fmax(vmx, w);
+            vstore16(w, k, z);
+        }
+    } else {
+        for (long k = 0; k < n16; k++) {
+            const float16 w = vload16(k, x) * scale;
+            vmx = fmax(vmx, w);
+            vstore16(w, k, z);
+        }
     }
     const float8 h8 = fmax(vmx.lo, vmx.hi);
     const float4 h4 = fmax(h8.lo, h8.hi);
