@@ -13,7 +13,9 @@
 // (and minimums) bit for bit, every dequantized value within one quantization step (the quants
 // may differ by one where x * (1/d) lands on a rounding boundary and the device's division is not
 // correctly rounded). supports_op must be false for the quantized types
-// that have no kernel yet (Q2_K: MUL_MAT and GET_ROWS).
+// that have no kernel yet (Q2_K: MUL_MAT and GET_ROWS). MUL_MAT_ID with Q4_0 / Q6_K experts for a
+// prompt (the pairs grouped by expert on the device) and for decoding, ids outside the experts
+// included: those (slot, token) results must be zeros, the others within the NMSE bound.
 //
 // With no OpenCL device the test reports itself skipped (exit 77), or fails when
 // GGML_TEST_REQUIRE_OPENCL is set.
@@ -319,6 +321,91 @@ done:
 }
 
 // a quantized type without kernels must not be claimed
+// MUL_MAT_ID: experts [K, N, E] of type t, b F32 [K, U, T] (or [K, 1, T] broadcast), ids [U, T]
+// with every third id outside the experts (-1 or E)
+static void run_mul_mat_id(ggml_backend_t backend, enum ggml_type t, int64_t E, int64_t U, int64_t T, bool bcast) {
+    char desc[128];
+    snprintf(desc, sizeof(desc), "mul_mat_id %s experts %lld, used %lld, tokens %lld%s", ggml_type_name(t),
+        (long long) E, (long long) U, (long long) T, bcast ? ", b broadcast" : "");
+    const int64_t K = 256, N = 9, nb1 = bcast ? 1 : U;
+    const size_t qbytes = ggml_row_size(t, K) * (size_t) (N * E);
+    void  * q   = malloc(qbytes);
+    float * w   = malloc((size_t) (K * N * E) * sizeof(float));
+    float * bv  = malloc((size_t) (K * nb1 * T) * sizeof(float));
+    int   * ids = malloc((size_t) (U * T) * sizeof(int));
+    float * got = malloc((size_t) (N * U * T) * sizeof(float));
+    struct ggml_init_params ip = { 8*ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context * ctx = ggml_init(ip);
+    ggml_backend_buffer_t buf = NULL;
+    if (!TEST_CHECK_MSG(q && w && bv && ids && got && ctx, "%s: out of memory", desc) ||
+        !TEST_CHECK_MSG(make_weights(t, K, N * E, q, w), "%s: quantizing failed", desc)) {
+        goto done;
+    }
+    struct ggml_tensor * as = ggml_new_tensor_3d(ctx, t, K, N, E);
+    struct ggml_tensor * b  = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, K, nb1, T);
+    struct ggml_tensor * it = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, U, T);
+    struct ggml_tensor * d  = ggml_mul_mat_id(ctx, as, b, it);
+    buf = ggml_backend_alloc_ctx_tensors(ctx, backend);
+    if (!TEST_CHECK_MSG(buf != NULL, "%s: device allocation failed", desc) ||
+        !TEST_CHECK_MSG(ggml_backend_supports_op(backend, d), "%s: supports_op is false", desc)) {
+        goto done;
+    }
+    fill_b(b, bv, K * nb1 * T);
+    for (int64_t i = 0; i < U * T; i++) {
+        ids[i] = i % 3 == 2 ? (i % 2 ? -1 : (int) E) : (int) test_rand_int(0, E - 1);
+    }
+    ggml_backend_tensor_set(as, q, 0, qbytes);
+    ggml_backend_tensor_set(b, bv, 0, ggml_nbytes(b));
+    ggml_backend_tensor_set(it, ids, 0, ggml_nbytes(it));
+    struct ggml_cgraph * gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, d);
+    if (!TEST_CHECK_MSG(ggml_backend_graph_compute(backend, gf) == GGML_STATUS_SUCCESS, "%s: compute failed", desc)) {
+        goto done;
+    }
+    ggml_backend_tensor_get(d, got, 0, (size_t) (N * U * T) * sizeof(float));
+    double num = 0.0, den = 0.0;
+    int64_t bad_nonzero = 0;
+    for (int64_t tok = 0; tok < T; tok++) {
+        for (int64_t e = 0; e < U; e++) {
+            const int x = ids[tok * U + e];
+            for (int64_t n = 0; n < N; n++) {
+                const float g = got[(tok * U + e) * N + n];
+                if (x < 0 || x >= E) {
+                    bad_nonzero += g != 0.0f;
+                    continue;
+                }
+                const float * wr = w + (x * N + n) * K;
+                const float * br = bv + (tok * nb1 + e % nb1) * K;
+                double ref = 0.0, mag = 0.0;
+                for (int64_t k = 0; k < K; k++) {
+                    ref += (double) wr[k] * br[k];
+                    mag += fabs((double) wr[k] * br[k]);
+                }
+                num += (g - ref) * (g - ref);
+                den += mag * mag;
+            }
+        }
+    }
+    const double nmse = den > 0.0 ? num / den : num;
+    TEST_CHECK_MSG(nmse <= NMSE_MAX, "%s: NMSE %g > %g", desc, nmse, NMSE_MAX);
+    TEST_CHECK_MSG(bad_nonzero == 0, "%s: %lld results of ids outside the experts are not zero", desc, (long long) bad_nonzero);
+    if (isfinite(nmse) && nmse > g_worst) {
+        g_worst = nmse;
+    }
+done:
+    if (buf) {
+        ggml_backend_buffer_free(buf);
+    }
+    if (ctx) {
+        ggml_free(ctx);
+    }
+    free(q);
+    free(w);
+    free(bv);
+    free(ids);
+    free(got);
+}
+
 static void check_unsupported(ggml_backend_dev_t dev) {
     struct ggml_init_params ip = { 8*ggml_tensor_overhead(), NULL, true };
     struct ggml_context * ctx = ggml_init(ip);
@@ -371,6 +458,11 @@ int main(void) {
             run_quantize(backend, qtypes[t]);
         }
     }
+    // prompts (grouped by expert; the second and third grow the scratch memory) and decoding
+    run_mul_mat_id(backend, GGML_TYPE_Q4_0, 4, 2, 9, false);
+    run_mul_mat_id(backend, GGML_TYPE_Q6_K, 8, 4, 40, true);
+    run_mul_mat_id(backend, GGML_TYPE_Q4_0, 16, 4, 300, false);
+    run_mul_mat_id(backend, GGML_TYPE_Q4_0, 4, 2, 1, false);
     printf("largest NMSE: %.3g (bound %g)\n", g_worst, NMSE_MAX);
     check_unsupported(dev);
     ggml_backend_free(backend);

@@ -210,7 +210,15 @@ struct ggml_ocl_backend {
     atomic_bool busy;
 
     struct ggml_ocl_profile * profile; // GGML_OPENCL_PROFILE: kernel times (ocl-profile.c); else NULL
+
+    // device memory for one node's intermediate data (grown on demand, ggml_ocl_scratch); kernels
+    // of one queue run in order, so each node may reuse it
+    cl_mem scratch;
+    size_t scratch_size;
 };
+
+// the backend's scratch memory of at least `bytes` (NULL, logged, when it cannot be allocated)
+cl_mem ggml_ocl_scratch(struct ggml_ocl_backend * be, size_t bytes);
 
 //
 // kernel profiling (ocl-profile.c), GGML_OPENCL_PROFILE=1: the backend's queue is created with

@@ -201,6 +201,9 @@ static void ocl_backend_free(ggml_backend_t backend) {
         GGML_OCL_OK(clReleaseKernel(be->kernels[i].kernel), "clReleaseKernel");
     }
     ggml_free_mem(be->kernels);
+    if (be->scratch != NULL) {
+        GGML_OCL_OK(clReleaseMemObject(be->scratch), "clReleaseMemObject");
+    }
     if (be->queue != NULL) {
         GGML_OCL_OK(clReleaseCommandQueue(be->queue), "clReleaseCommandQueue");
     }

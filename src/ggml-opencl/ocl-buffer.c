@@ -441,3 +441,32 @@ void ggml_ocl_buffer_types_init(struct ggml_ocl_device * d) {
     d->buft_host.device  = &d->dev;
     d->buft_host.context = d;
 }
+
+cl_mem ggml_ocl_scratch(struct ggml_ocl_backend * be, size_t bytes) {
+    if (be->scratch != NULL && be->scratch_size >= bytes) {
+        return be->scratch;
+    }
+    cl_context ctx = ggml_ocl_device_context(be->dev);
+    if (ctx == NULL) {
+        return NULL;
+    }
+    // kernels already enqueued keep the old memory alive until they finish (OpenCL counts them)
+    if (be->scratch != NULL) {
+        GGML_OCL_OK(clReleaseMemObject(be->scratch), "clReleaseMemObject");
+        be->scratch = NULL;
+        be->scratch_size = 0;
+    }
+    const size_t size = bytes < 4096 ? 4096 : bytes + bytes/2;
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(ctx, CL_MEM_READ_WRITE, size, NULL, &err);
+    if (err != CL_SUCCESS || mem == NULL) {
+        ggml_error_report(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY
+                ? GGML_ERROR_OUT_OF_MEMORY : GGML_ERROR_DEVICE,
+                "%s: %s: scratch memory of %zu bytes: clCreateBuffer failed: %s (%d)\n", __func__, be->name, size,
+                ggml_ocl_errstr(err), (int) err);
+        return NULL;
+    }
+    be->scratch = mem;
+    be->scratch_size = size;
+    return mem;
+}

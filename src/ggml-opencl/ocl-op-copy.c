@@ -5,6 +5,8 @@
 #include "ggml-opencl-impl.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #define COPY_LOCAL 256
 
@@ -96,11 +98,39 @@ bool ggml_ocl_copy_supports(const struct ggml_ocl_device * d, const struct ggml_
     }
 }
 
+// F32 or F16 with unit element stride and element-aligned rows: k_get_rows_vec / k_cpy_rows_vec
+static bool rows_vec_ok(const struct ggml_tensor * t) {
+    if (t->type != GGML_TYPE_F32 && t->type != GGML_TYPE_F16) {
+        return false;
+    }
+    const size_t ts = ggml_type_size(t->type);
+    return t->nb[0] == ts && t->nb[1] % ts == 0 && t->nb[2] % ts == 0 && t->nb[3] % ts == 0 &&
+           (uintptr_t) t->data % ts == 0 && t->ne[0] > 0;
+}
+
+// a 2-D launch over (16-value chunks of a row, rows of `over`)
+static enum ggml_status launch_rows_vec(struct ggml_ocl_args * a, const struct ggml_tensor * over) {
+    const size_t global[2] = { (size_t) (over->ne[0] + 15) / 16, (size_t) (over->ne[1]*over->ne[2]*over->ne[3]) };
+    if (global[1] == 0) {
+        return GGML_STATUS_SUCCESS;
+    }
+    return ggml_ocl_launch_nd(a, 2, global, NULL);
+}
+
 static enum ggml_status run_cpy(struct ggml_ocl_backend * be, struct ggml_tensor * node, const struct ggml_tensor * src,
                                 struct ggml_tensor * dst) {
-    // equal shapes: over the shape; otherwise element i to element i through flat indices
+    // equal shapes: over the shape (row by row when the rows are F32/F16 with unit stride);
+    // otherwise element i to element i through flat indices
     const bool shaped = same_shape(src, dst);
     struct ggml_ocl_args a;
+    if (shaped && rows_vec_ok(src) && rows_vec_ok(dst)) {
+        if (!ggml_ocl_args_begin(&a, be, node, GGML_OCL_PROG_COPY, "k_cpy_rows_vec")) {
+            return GGML_STATUS_FAILED;
+        }
+        ggml_ocl_arg_tensor(&a, src);
+        ggml_ocl_arg_tensor(&a, dst);
+        return launch_rows_vec(&a, dst);
+    }
     if (!ggml_ocl_args_begin(&a, be, node, GGML_OCL_PROG_COPY, shaped ? "k_cpy_shape" : "k_cpy")) {
         return GGML_STATUS_FAILED;
     }
@@ -120,6 +150,9 @@ static enum ggml_status run_rows(struct ggml_ocl_backend * be, struct ggml_tenso
     ggml_ocl_arg_tensor(&a, op->src[0]);
     ggml_ocl_arg_tensor(&a, op->src[1]);
     ggml_ocl_arg_tensor(&a, op);
+    if (strcmp(kname, "k_get_rows_vec") == 0) {
+        return launch_rows_vec(&a, over);
+    }
     return ggml_ocl_launch_shape(&a, over);
 }
 
@@ -160,7 +193,7 @@ enum ggml_status ggml_ocl_copy_compute(struct ggml_ocl_backend * be, struct ggml
             // CPY: the node is a view of the destination src[1]
             return run_cpy(be, op, op->src[0], op);
         case GGML_OP_GET_ROWS:
-            return run_rows(be, op, "k_get_rows", op);
+            return run_rows(be, op, rows_vec_ok(op->src[0]) && rows_vec_ok(op) ? "k_get_rows_vec" : "k_get_rows", op);
         case GGML_OP_SET_ROWS:
             return run_rows(be, op, "k_set_rows", op->src[0]);
         case GGML_OP_ACC:

@@ -1,12 +1,13 @@
 // Fast paths (kernels/eltwise_vec.cl, GGML_OCL_PROG_ELTWISE_VEC) for contiguous F32 tensors: ADD
 // SUB MUL DIV (b of the same shape, or one row broadcast over every row), SCALE, SWIGLU (fused
 // halves or two tensors), CPY / DUP / CONT between contiguous F32 and F16 tensors, and on CPU
-// devices RMS_NORM (a work-item per row).
+// devices RMS_NORM and SOFT_MAX (a work-item per row).
 // ggml_ocl_eltwise_compute, ggml_ocl_norm_compute and ggml_ocl_copy_compute try them first; what
 // they do not take runs on the general kernels of eltwise.cl, norm.cl and copy.cl.
 
 #include "ggml-opencl-impl.h"
 
+#include <math.h>
 #include <stdint.h>
 
 static bool plain_f32(const struct ggml_tensor * t) {
@@ -56,6 +57,21 @@ static bool plain_f32_f16(const struct ggml_tensor * t) {
            (uintptr_t) t->data % ggml_type_size(t->type) == 0;
 }
 
+// SOFT_MAX's mask (F32 or F16, contiguous rows at element-aligned strides) and sinks (F32,
+// contiguous); the broadcast conditions are ggml_ocl_norm_supports' own
+static bool soft_max_inputs_plain(const struct ggml_tensor * op) {
+    const struct ggml_tensor * mask  = op->src[1];
+    const struct ggml_tensor * sinks = op->src[2];
+    if (mask != NULL) {
+        const size_t ts = ggml_type_size(mask->type);
+        if ((mask->type != GGML_TYPE_F32 && mask->type != GGML_TYPE_F16) || mask->nb[0] != ts ||
+            mask->nb[1] % ts != 0 || mask->nb[2] % ts != 0 || mask->nb[3] % ts != 0 || (uintptr_t) mask->data % ts != 0) {
+            return false;
+        }
+    }
+    return sinks == NULL || plain_f32(sinks);
+}
+
 bool ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -76,6 +92,8 @@ bool ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct g
             return same_shape(op, a);
         case GGML_OP_RMS_NORM:
             return same_shape(op, a) && (d->cl_type & CL_DEVICE_TYPE_CPU) != 0;
+        case GGML_OP_SOFT_MAX:
+            return same_shape(op, a) && (d->cl_type & CL_DEVICE_TYPE_CPU) != 0 && soft_max_inputs_plain(op);
         case GGML_OP_GLU:
             if (ggml_get_op_params_i32(op, 0) != GGML_GLU_OP_SWIGLU) {
                 return false;
@@ -87,6 +105,56 @@ bool ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct g
         default:
             return false;
     }
+}
+
+static enum ggml_status run_soft_max_rows(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    const struct ggml_tensor * a     = op->src[0];
+    const struct ggml_tensor * mask  = op->src[1];
+    const struct ggml_tensor * sinks = op->src[2];
+    const float max_bias = ggml_get_op_params_f32(op, 1);
+    int64_t n_head_log2 = 1;
+    while (n_head_log2*2 <= a->ne[2]) {
+        n_head_log2 *= 2;
+    }
+    const float m0 = (float) pow(2.0, -(double) max_bias / (double) n_head_log2);
+    const float m1 = (float) pow(2.0, -(double) max_bias / 2.0 / (double) n_head_log2);
+
+    struct ggml_ocl_args args;
+    if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, "k_vsoft_max")) {
+        return GGML_STATUS_FAILED;
+    }
+    arg_floats(&args, a);
+    arg_floats(&args, op);
+    ggml_ocl_arg_i64(&args, op->ne[0]);
+    ggml_ocl_arg_i64(&args, op->ne[1]);
+    ggml_ocl_arg_i64(&args, op->ne[2]);
+    // a missing mask or sink buffer is a's (never read)
+    const struct ggml_tensor * m = mask != NULL ? mask : a;
+    const size_t ts = ggml_type_size(m->type);
+    cl_mem mem = NULL;
+    size_t offs = 0;
+    if (!ggml_ocl_tensor_mem(m, args.kname, &mem, &offs)) {
+        return GGML_STATUS_FAILED;
+    }
+    const cl_ulong om = offs / ts;
+    ggml_ocl_arg_raw(&args, sizeof(mem), &mem);
+    ggml_ocl_arg_raw(&args, sizeof(om), &om);
+    ggml_ocl_arg_i32(&args, (int32_t) m->type);
+    ggml_ocl_arg_i64(&args, (int64_t) (m->nb[1] / ts));
+    ggml_ocl_arg_i64(&args, (int64_t) (m->nb[2] / ts));
+    ggml_ocl_arg_i64(&args, (int64_t) (m->nb[3] / ts));
+    ggml_ocl_arg_i64(&args, m->ne[2]);
+    ggml_ocl_arg_i64(&args, m->ne[3]);
+    ggml_ocl_arg_i32(&args, mask != NULL);
+    arg_floats(&args, sinks != NULL ? sinks : a);
+    ggml_ocl_arg_i32(&args, sinks != NULL);
+    ggml_ocl_arg_f32(&args, ggml_get_op_params_f32(op, 0));
+    ggml_ocl_arg_f32(&args, max_bias);
+    ggml_ocl_arg_f32(&args, m0);
+    ggml_ocl_arg_f32(&args, m1);
+    ggml_ocl_arg_i32(&args, (int32_t) n_head_log2);
+    const size_t rows = n_rows(op);
+    return ggml_ocl_launch_nd(&args, 1, &rows, NULL);
 }
 
 enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
@@ -124,6 +192,9 @@ enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_
         ggml_ocl_arg_f32(&args, ggml_get_op_params_f32(op, 0));
         const size_t rows = n_rows(op);
         return ggml_ocl_launch_nd(&args, 1, &rows, NULL);
+    }
+    if (op->op == GGML_OP_SOFT_MAX) {
+        return run_soft_max_rows(be, op);
     }
     if (op->op == GGML_OP_SCALE) {
         if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, "k_vscale")) {

@@ -1,6 +1,6 @@
 // Element-wise family (kernels/eltwise.cl): UNARY (every ggml_unary_op), GLU (every ggml_glu_op,
 // one- and two-tensor forms), SQR SQRT LOG SIN COS, SCALE, CLAMP, LEAKY_RELU, ADD SUB MUL DIV with
-// broadcasting, ADD1, ARANGE. F32, F16 and BF16 in any combination, any strides.
+// broadcasting, ADD1, ADD_ID, ARANGE. F32, F16 and BF16 in any combination, any strides.
 
 #include "ggml-opencl-impl.h"
 
@@ -67,6 +67,15 @@ bool ggml_ocl_eltwise_supports(const struct ggml_ocl_device * d, const struct gg
             return src_float(op, 0) && src_float(op, 1) && ggml_nelements(op->src[1]) == 1 && same_shape(op, op->src[0]);
         case GGML_OP_ARANGE:
             return ggml_nelements(op) == op->ne[0];
+        case GGML_OP_ADD_ID: {
+            // a [n, used, tokens], b [n, experts], ids I32 [used, tokens]
+            const struct ggml_tensor * a   = op->src[0];
+            const struct ggml_tensor * b   = op->src[1];
+            const struct ggml_tensor * ids = op->src[2];
+            return src_float(op, 0) && src_float(op, 1) && ids != NULL && ids->type == GGML_TYPE_I32 &&
+                   same_shape(op, a) && a->ne[3] == 1 && b->ne[0] == a->ne[0] && b->ne[2] == 1 && b->ne[3] == 1 &&
+                   ids->ne[0] >= a->ne[1] && ids->ne[1] >= a->ne[2];
+        }
         default:
             return false;
     }
@@ -117,6 +126,18 @@ static enum ggml_status run_glu(struct ggml_ocl_backend * be, struct ggml_tensor
     return ggml_ocl_launch_shape(&a, op);
 }
 
+static enum ggml_status run_add_id(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_add_id")) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op->src[0]);
+    ggml_ocl_arg_tensor(&a, op->src[1]);
+    ggml_ocl_arg_tensor(&a, op->src[2]);
+    ggml_ocl_arg_tensor(&a, op);
+    return ggml_ocl_launch_shape(&a, op);
+}
+
 static enum ggml_status run_arange(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     struct ggml_ocl_args a;
     if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_arange")) {
@@ -158,6 +179,7 @@ enum ggml_status ggml_ocl_eltwise_compute(struct ggml_ocl_backend * be, struct g
         case GGML_OP_DIV:  return run_binary(be, op, 3);
         case GGML_OP_GLU:  return run_glu(be, op);
         case GGML_OP_ARANGE: return run_arange(be, op);
+        case GGML_OP_ADD_ID: return run_add_id(be, op);
         default:
             GGML_LOG_ERROR("%s: op %s is not an element-wise op\n", __func__, ggml_op_desc(op));
             return GGML_STATUS_FAILED;

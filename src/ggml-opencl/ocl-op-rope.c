@@ -4,6 +4,7 @@
 #include "ggml-opencl-impl.h"
 
 #include <math.h>
+#include <stdint.h>
 
 #define ROPE_LOCAL 64
 
@@ -63,6 +64,24 @@ bool ggml_ocl_rope_supports(const struct ggml_ocl_device * d, const struct ggml_
     return true;
 }
 
+// k_rope_vec: NORMAL / NEOX, F32 rows of unit element stride, every element rotated, 16 pairs per
+// work-item
+static bool rope_vec_takes(const struct ggml_tensor * op, int mode, int n_dims) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * ends[2] = { a, op };
+    if ((mode != GGML_ROPE_TYPE_NORMAL && mode != GGML_ROPE_TYPE_NEOX) || n_dims != a->ne[0] || n_dims % 32 != 0) {
+        return false;
+    }
+    for (int i = 0; i < 2; i++) {
+        const struct ggml_tensor * t = ends[i];
+        if (t->type != GGML_TYPE_F32 || t->nb[0] != sizeof(float) || t->nb[1] % sizeof(float) != 0 ||
+            (uintptr_t) t->data % sizeof(float) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static double corr_dim(int n_dims, int n_ctx_orig, double n_rot, double base) {
     return n_dims * log((double) n_ctx_orig / (n_rot * 2.0 * M_PI)) / (2.0 * log(base));
 }
@@ -93,8 +112,9 @@ enum ggml_status ggml_ocl_rope_compute(struct ggml_ocl_backend * be, struct ggml
 
     // NORMAL and NEOX: a work-item per (slot, token) over the heads (the angle computed once)
     const bool heads = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
+    const bool vec = rope_vec_takes(op, mode, n_dims);
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ROPE, heads ? "k_rope_heads" : "k_rope")) {
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ROPE, vec ? "k_rope_vec" : heads ? "k_rope_heads" : "k_rope")) {
         return GGML_STATUS_FAILED;
     }
     ggml_ocl_arg_tensor(&a, src);
@@ -113,6 +133,10 @@ enum ggml_status ggml_ocl_rope_compute(struct ggml_ocl_backend * be, struct ggml
         ggml_ocl_arg_i32(&a, rope_multi(mode) ? ggml_get_op_params_i32(op, 11 + (uint32_t) k) : 0);
     }
     ggml_ocl_arg_i32(&a, op->src[2] != NULL);
+    if (vec) {
+        const size_t global[2] = { (size_t) (n_pairs / 16), (size_t) (src->ne[2]*src->ne[3]) };
+        return ggml_ocl_launch_nd(&a, 2, global, NULL);
+    }
     if (heads) {
         const size_t l0 = ggml_ocl_wg_size(be->dev, ROPE_LOCAL);
         const size_t global[2] = { ((size_t) slots + l0 - 1) / l0 * l0, (size_t) (src->ne[2]*src->ne[3]) };

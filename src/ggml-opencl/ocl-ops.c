@@ -45,6 +45,7 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_MUL]            = OCL_FAMILY_ELTWISE,
     [GGML_OP_DIV]            = OCL_FAMILY_ELTWISE,
     [GGML_OP_ADD1]           = OCL_FAMILY_ELTWISE,
+    [GGML_OP_ADD_ID]         = OCL_FAMILY_ELTWISE,
 
     [GGML_OP_DUP]            = OCL_FAMILY_COPY,
     [GGML_OP_CPY]            = OCL_FAMILY_COPY,

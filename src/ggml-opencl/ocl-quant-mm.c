@@ -3,7 +3,9 @@
 // work-item) for few columns, a register-blocked kernel (6 columns x 2 rows per work-item) for
 // many. ocl-quant.c calls it first and keeps its general kernel (any b type and layout) for the
 // rest. MUL_MAT_ID (quantized, F32, F16 or BF16 expert weights, F32 activations): the GEMV kernel
-// with each (expert slot, token)'s weights chosen by its id.
+// with each (expert slot, token)'s weights chosen by its id for few tokens; for prompts the pairs are
+// grouped by expert on the device (k_mmid_group, into the backend's scratch memory) and the blocked
+// kernel multiplies each expert's rows with MMQ_RM of its pairs at a time.
 
 #include "ggml-opencl-impl.h"
 
@@ -27,22 +29,23 @@ struct qmm_names {
     const char * mv;
     const char * mm;
     const char * mv_id;
+    const char * mm_id;
 };
 
 // the float types serve MUL_MAT_ID only (MUL_MAT with float weights is ocl-matmul.c's)
 static const struct qmm_names qmm_kernels[] = {
-    { GGML_TYPE_Q4_0,  "mvq_q4_0",  "mmq_q4_0",  "mvq_id_q4_0"  },
-    { GGML_TYPE_Q4_1,  "mvq_q4_1",  "mmq_q4_1",  "mvq_id_q4_1"  },
-    { GGML_TYPE_Q5_0,  "mvq_q5_0",  "mmq_q5_0",  "mvq_id_q5_0"  },
-    { GGML_TYPE_Q5_1,  "mvq_q5_1",  "mmq_q5_1",  "mvq_id_q5_1"  },
-    { GGML_TYPE_Q8_0,  "mvq_q8_0",  "mmq_q8_0",  "mvq_id_q8_0"  },
-    { GGML_TYPE_Q4_K,  "mvq_q4_k",  "mmq_q4_k",  "mvq_id_q4_k"  },
-    { GGML_TYPE_Q5_K,  "mvq_q5_k",  "mmq_q5_k",  "mvq_id_q5_k"  },
-    { GGML_TYPE_Q6_K,  "mvq_q6_k",  "mmq_q6_k",  "mvq_id_q6_k"  },
-    { GGML_TYPE_MXFP4, "mvq_mxfp4", "mmq_mxfp4", "mvq_id_mxfp4" },
-    { GGML_TYPE_F32,   NULL,        NULL,        "mvq_id_f32"   },
-    { GGML_TYPE_F16,   NULL,        NULL,        "mvq_id_f16"   },
-    { GGML_TYPE_BF16,  NULL,        NULL,        "mvq_id_bf16"  },
+    { GGML_TYPE_Q4_0,  "mvq_q4_0",  "mmq_q4_0",  "mvq_id_q4_0",  "mmq_id_q4_0" },
+    { GGML_TYPE_Q4_1,  "mvq_q4_1",  "mmq_q4_1",  "mvq_id_q4_1",  "mmq_id_q4_1" },
+    { GGML_TYPE_Q5_0,  "mvq_q5_0",  "mmq_q5_0",  "mvq_id_q5_0",  "mmq_id_q5_0" },
+    { GGML_TYPE_Q5_1,  "mvq_q5_1",  "mmq_q5_1",  "mvq_id_q5_1",  "mmq_id_q5_1" },
+    { GGML_TYPE_Q8_0,  "mvq_q8_0",  "mmq_q8_0",  "mvq_id_q8_0",  "mmq_id_q8_0" },
+    { GGML_TYPE_Q4_K,  "mvq_q4_k",  "mmq_q4_k",  "mvq_id_q4_k",  "mmq_id_q4_k" },
+    { GGML_TYPE_Q5_K,  "mvq_q5_k",  "mmq_q5_k",  "mvq_id_q5_k",  "mmq_id_q5_k" },
+    { GGML_TYPE_Q6_K,  "mvq_q6_k",  "mmq_q6_k",  "mvq_id_q6_k",  "mmq_id_q6_k" },
+    { GGML_TYPE_MXFP4, "mvq_mxfp4", "mmq_mxfp4", "mvq_id_mxfp4",  "mmq_id_mxfp4" },
+    { GGML_TYPE_F32,   NULL,        NULL,        "mvq_id_f32",  "mmq_id_f32" },
+    { GGML_TYPE_F16,   NULL,        NULL,        "mvq_id_f16",  "mmq_id_f16" },
+    { GGML_TYPE_BF16,  NULL,        NULL,        "mvq_id_bf16",  "mmq_id_bf16" },
 };
 
 static const struct qmm_names * names_of(enum ggml_type t) {
@@ -136,6 +139,46 @@ bool ggml_ocl_quant_mm_id_supports(const struct ggml_tensor * op) {
            op->ne[0] == as->ne[1] && op->ne[1] == ids->ne[0] && op->ne[2] == b->ne[2] && op->ne[3] == 1;
 }
 
+// the pairs grouped by expert (k_mmid_group), then mmq_id_<type> over (row pairs, chunks)
+static enum ggml_status mm_id_grouped(struct ggml_ocl_backend * be, struct ggml_tensor * op, const struct qmm_names * names) {
+    const int64_t n_expert = op->src[0]->ne[2];
+    const size_t n_pairs = (size_t) op->ne[1] * (size_t) op->ne[2];
+    cl_mem g = ggml_ocl_scratch(be, ((size_t) n_expert*3 + 2 + n_pairs) * sizeof(cl_int));
+    if (g == NULL) {
+        return GGML_STATUS_ALLOC_FAILED;
+    }
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_MM, "k_mmid_group")) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op->src[2]);
+    ggml_ocl_arg_raw(&a, sizeof(g), &g);
+    ggml_ocl_arg_i64(&a, n_expert);
+    ggml_ocl_arg_tensor(&a, op);
+    const size_t one = 1;
+    enum ggml_status st = ggml_ocl_launch_nd(&a, 1, &one, NULL);
+    if (st != GGML_STATUS_SUCCESS) {
+        return st;
+    }
+    const size_t items0 = div_up((size_t) op->ne[0], MMQ_RN);
+    const size_t chunks = div_up(n_pairs, MMQ_RM) + (size_t) n_expert; // at least the chunks there are
+    size_t local0 = ggml_ocl_wg_size(be->dev, QMM_WG);
+    while (local0 > 1 && div_up(items0, local0) * chunks < QMM_MIN_GROUPS) {
+        local0 /= 2;
+    }
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_MM, names->mm_id)) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, op->src[0]);
+    ggml_ocl_arg_tensor(&a, op->src[1]);
+    ggml_ocl_arg_raw(&a, sizeof(g), &g);
+    ggml_ocl_arg_i64(&a, n_expert);
+    ggml_ocl_arg_tensor(&a, op);
+    const size_t global[2] = { div_up(items0, local0) * local0, chunks };
+    const size_t local[2]  = { local0, 1 };
+    return ggml_ocl_launch_nd(&a, 2, global, local);
+}
+
 enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     const struct qmm_names * names = names_of(op->src[0]->type);
     if (names == NULL) {
@@ -144,6 +187,10 @@ enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_
     }
     if (ggml_nelements(op) == 0) {
         return GGML_STATUS_SUCCESS;
+    }
+    // prompts: grouped by expert when an expert gets 2 pairs or more on average
+    if (op->ne[2] > MVQ_MAX_M && op->ne[1]*op->ne[2] >= 2*op->src[0]->ne[2] && op->ne[1]*op->ne[2] <= INT32_MAX) {
+        return mm_id_grouped(be, op, names);
     }
     const size_t items0 = div_up((size_t) op->ne[0], MVQ_RN);
     const size_t n_used = (size_t) op->ne[1];

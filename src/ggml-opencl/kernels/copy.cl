@@ -135,3 +135,56 @@ __kernel void k_diag_mask(__global const char * a, tdesc ad, __global char * dst
         copy_elem(p, dd.type, TPTR(a, ad, i0, i1, i2, i3), ad.type);
     }
 }
+
+// 16 values of a row from s to d (F32 or F16 each, unit element stride; n values left in the row)
+void row16_f(__global char * d, int dt, const __global char * s, int st, long n) {
+    if (n >= 16) {
+        const float16 v = st == T_F16 ? vload_half16(0, (const __global half *) s) : vload16(0, (const __global float *) s);
+        if (dt == T_F16) {
+            vstore_half16_rte(v, 0, (__global half *) d);
+        } else {
+            vstore16(v, 0, (__global float *) d);
+        }
+        return;
+    }
+    for (long k = 0; k < n; k++) {
+        const float v = st == T_F16 ? vload_half(k, (const __global half *) s) : ((const __global float *) s)[k];
+        if (dt == T_F16) {
+            vstore_half_rte(v, k, (__global half *) d);
+        } else {
+            ((__global float *) d)[k] = v;
+        }
+    }
+}
+
+// GET_ROWS with F32/F16 rows of unit element stride at both ends (the host checks): a 2-D launch
+// over (16-value chunks of a row, dst rows); a row index outside a gives zeros
+__kernel void k_get_rows_vec(__global const char * a, tdesc ad, __global const char * idx, tdesc id,
+                             __global char * dst, tdesc dd) {
+    const long i0 = get_global_id(0) * 16;
+    long r = get_global_id(1);
+    const long i1 = r % dd.ne[1]; r /= dd.ne[1];
+    const long i2 = r % dd.ne[2];
+    const long i3 = r / dd.ne[2];
+    const long src_row = load_idx(TPTR(idx, id, i1, i2, i3, 0), id.type);
+    __global char * p = TPTR(dst, dd, i0, i1, i2, i3);
+    const long n = dd.ne[0] - i0;
+    if (src_row < 0 || src_row >= ad.ne[1]) {
+        for (long k = 0; k < min(n, 16L); k++) {
+            store_f(p + k*dd.nb[0], dd.type, 0.0f);
+        }
+        return;
+    }
+    row16_f(p, dd.type, TPTR(a, ad, i0, src_row, bmod(i2, ad.ne[2], dd.ne[2]), bmod(i3, ad.ne[3], dd.ne[3])), ad.type, n);
+}
+
+// CPY between tensors of one shape with F32/F16 rows of unit element stride at any row strides
+// (views, permutations of dims 1-3, padded rows): as k_get_rows_vec, row for row
+__kernel void k_cpy_rows_vec(__global const char * a, tdesc ad, __global char * dst, tdesc dd) {
+    const long i0 = get_global_id(0) * 16;
+    long r = get_global_id(1);
+    const long i1 = r % dd.ne[1]; r /= dd.ne[1];
+    const long i2 = r % dd.ne[2];
+    const long i3 = r / dd.ne[2];
+    row16_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, TPTR(a, ad, i0, i1, i2, i3), ad.type, dd.ne[0] - i0);
+}

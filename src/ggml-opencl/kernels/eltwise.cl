@@ -225,3 +225,19 @@ __kernel void k_arange(__global char * dst, tdesc dd, float start, float step) {
     }
     store_f(TPTR(dst, dd, i, 0, 0, 0), dd.type, start + (float) i*step);
 }
+
+// ADD_ID: dst[i0, i1, i2] = a[i0, i1, i2] + b[i0, ids[i1, i2]] (a bias per selected expert); an id
+// outside b's rows adds nothing
+__kernel void k_add_id(__global const char * a, tdesc ad, __global const char * b, tdesc bd,
+                       __global const char * ids, tdesc id, __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const long e = load_idx(TPTR(ids, id, i1, i2, 0, 0), id.type);
+    float r = load_f(TPTR(a, ad, i0, i1, i2, i3), ad.type);
+    if (e >= 0 && e < bd.ne[1]) {
+        r += load_f(TPTR(b, bd, i0, e, 0, 0), bd.type);
+    }
+    store_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, r);
+}

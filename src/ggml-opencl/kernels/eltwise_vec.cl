@@ -130,3 +130,85 @@ __kernel void k_vcpy(__global const char * src, ulong os, int st, __global char 
         }
     }
 }
+
+// SOFT_MAX, one work-item per row (for CPU devices): dst = softmax(a*scale + slope*mask) with an
+// optional sink per head. a and dst contiguous F32; the mask F32 or F16 with contiguous rows,
+// broadcast over dims 2 and 3 (strides in elements); the weights go through dst, so a is read once.
+__kernel void k_vsoft_max(__global const float * a, ulong oa, __global float * d, ulong od,
+                          long ne0, long ne1, long ne2,
+                          __global const char * m, ulong om, int mt, long ms1, long ms2, long ms3, long mne2, long mne3,
+                          int has_mask, __global const float * s, ulong os, int has_sinks,
+                          float scale, float max_bias, float m0, float m1, int n_head_log2) {
+    long r = get_global_id(0);
+    const long i1 = r % ne1;
+    const long i2 = (r / ne1) % ne2;
+    const long i3 = r / (ne1*ne2);
+    const __global float * x = a + oa + r*ne0;
+    __global float * z = d + od + r*ne0;
+    float slope = 1.0f;
+    if (max_bias > 0.0f) {
+        slope = i2 < n_head_log2 ? pown(m0, (int) i2 + 1) : pown(m1, 2*((int) i2 - n_head_log2) + 1);
+    }
+    const ulong mo = om + i1*ms1 + (i2 % mne2)*ms2 + (i3 % mne3)*ms3;
+    const __global float * mf = (const __global float *) m + mo;
+    const __global half  * mh = (const __global half *) m + mo;
+    const long n16 = ne0 / 16;
+    float16 vmx = (float16) -INFINITY;
+    // one loop per mask kind: a type test inside the loop keeps PoCL from vectorizing it
+    if (has_mask && mt == T_F16) {
+        for (long k = 0; k < n16; k++) {
+            const float16 w = fma(vload_half16(k, mh), slope, vload16(k, x) * scale);
+            vmx = fmax(vmx, w);
+            vstore16(w, k, z);
+        }
+    } else if (has_mask) {
+        for (long k = 0; k < n16; k++) {
+            const float16 w = fma(vload16(k, mf), slope, vload16(k, x) * scale);
+            vmx = fmax(vmx, w);
+            vstore16(w, k, z);
+        }
+    } else {
+        for (long k = 0; k < n16; k++) {
+            const float16 w = vload16(k, x) * scale;
+            vmx = fmax(vmx, w);
+            vstore16(w, k, z);
+        }
+    }
+    const float8 h8 = fmax(vmx.lo, vmx.hi);
+    const float4 h4 = fmax(h8.lo, h8.hi);
+    float mx = fmax(fmax(h4.x, h4.y), fmax(h4.z, h4.w));
+    for (long k = n16*16; k < ne0; k++) {
+        float w = x[k] * scale;
+        if (has_mask) {
+            w += slope * (mt == T_F16 ? vload_half(k, mh) : mf[k]);
+        }
+        mx = fmax(mx, w);
+        z[k] = w;
+    }
+    const float sink = has_sinks ? s[os + i2] : -INFINITY;
+    mx = fmax(mx, sink);
+    float16 vsum = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        const float16 e = exp(vload16(k, z) - mx);
+        vsum += e;
+        vstore16(e, k, z);
+    }
+    const float8 s8 = vsum.lo + vsum.hi;
+    const float4 s4 = s8.lo + s8.hi;
+    float sum = (s4.x + s4.y) + (s4.z + s4.w);
+    for (long k = n16*16; k < ne0; k++) {
+        const float e = exp(z[k] - mx);
+        sum += e;
+        z[k] = e;
+    }
+    if (has_sinks) {
+        sum += exp(sink - mx);
+    }
+    const float inv = 1.0f / sum;
+    for (long k = 0; k < n16; k++) {
+        vstore16(vload16(k, z) * inv, k, z);
+    }
+    for (long k = n16*16; k < ne0; k++) {
+        z[k] *= inv;
+    }
+}

@@ -312,8 +312,144 @@ inline void mvq_id(const __global uchar * a, const tdesc ad, const __global char
     }
 }
 
+// MUL_MAT_ID for many tokens, the (slot, token) pairs grouped by expert so that a decoded group of
+// weights serves MMQ_RM pairs of one expert. k_mmid_group (one work-item, before the product)
+// writes the grouping into a scratch buffer of ints:
+//   cstart[n_expert + 1]  first chunk (of MMQ_RM pairs) of each expert; cstart[n_expert] = chunks
+//   pstart[n_expert + 1]  first pair of each expert in list
+//   cursor[n_expert]      fill positions
+//   list[n_used*n_tok]    the pairs e + n_used*tok, by expert, in token order
+// and stores zeros for the pairs whose id is outside the experts.
+__kernel void k_mmid_group(__global const char * ids, const tdesc idd, __global int * g, long n_expert,
+                           __global char * dst, const tdesc dd) {
+    if (get_global_id(0) != 0) {
+        return;
+    }
+    const long n_used = dd.ne[1];
+    const long n_tok = dd.ne[2];
+    __global int * cstart = g;
+    __global int * pstart = g + n_expert + 1;
+    __global int * cursor = g + 2*(n_expert + 1);
+    __global int * list = g + 2*(n_expert + 1) + n_expert;
+    for (long x = 0; x < n_expert; x++) {
+        cursor[x] = 0;
+    }
+    for (long tok = 0; tok < n_tok; tok++) {
+        for (long e = 0; e < n_used; e++) {
+            const int x = *(const __global int *) TPTR(ids, idd, e, tok, 0, 0);
+            if (x >= 0 && x < n_expert) {
+                cursor[x]++;
+            } else {
+                __global char * out = dst + dd.offs + e*dd.nb[1] + tok*dd.nb[2];
+                for (long n = 0; n < dd.ne[0]; n++) {
+                    *(__global float *) (out + n*dd.nb[0]) = 0.0f;
+                }
+            }
+        }
+    }
+    int c = 0, p = 0;
+    for (long x = 0; x < n_expert; x++) {
+        cstart[x] = c;
+        pstart[x] = p;
+        c += (cursor[x] + MMQ_RM - 1) / MMQ_RM;
+        p += cursor[x];
+        cursor[x] = pstart[x];
+    }
+    cstart[n_expert] = c;
+    pstart[n_expert] = p;
+    for (long tok = 0; tok < n_tok; tok++) {
+        for (long e = 0; e < n_used; e++) {
+            const int x = *(const __global int *) TPTR(ids, idd, e, tok, 0, 0);
+            if (x >= 0 && x < n_expert) {
+                list[cursor[x]++] = (int) (e + n_used*tok);
+            }
+        }
+    }
+}
+
+// an MMQ_RM x MMQ_RN block per work-item as in mmq: rows n0.. of expert x's weights times
+// MMQ_RM of its (slot, token) pairs; work dimension 1 runs over the chunks of every expert (an
+// upper bound: items past the last chunk return), found in cstart by bisection
+__attribute__((always_inline))
+inline void mmq_id(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                   const __global int * g, const long n_expert, __global char * dst, const tdesc dd, const int t) {
+    const long N = ad.ne[1];
+    const long n0 = get_global_id(0) * MMQ_RN;
+    const int c = (int) get_global_id(1);
+    const __global int * cstart = g;
+    const __global int * pstart = g + n_expert + 1;
+    const __global int * list = g + 2*(n_expert + 1) + n_expert;
+    if (n0 >= N || c >= cstart[n_expert]) {
+        return;
+    }
+    long lo = 0, hi = n_expert - 1; // the last expert whose first chunk is at most c
+    while (lo < hi) {
+        const long mid = (lo + hi + 1) / 2;
+        if (cstart[mid] <= c) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    const long x = lo;
+    const int p0 = pstart[x] + (c - cstart[x]) * MMQ_RM;
+    const int p_end = pstart[x + 1];
+    const long n_used = dd.ne[1];
+    const __global uchar * pa[MMQ_RN];
+    const __global float * pb[MMQ_RM];
+    long pair[MMQ_RM];
+    UNROLL for (int j = 0; j < MMQ_RN; j++) {
+        pa[j] = a + ad.offs + x*ad.nb[2] + min(n0 + j, N - 1) * ad.nb[1];
+    }
+    UNROLL for (int i = 0; i < MMQ_RM; i++) {
+        pair[i] = list[min(p0 + i, p_end - 1)];
+        const long e = pair[i] % n_used;
+        const long tok = pair[i] / n_used;
+        pb[i] = (const __global float *) (b + bd.offs + (e % bd.ne[1])*bd.nb[1] + tok*bd.nb[2]);
+    }
+    float8 acc[MMQ_RM][MMQ_RN];
+    UNROLL for (int i = 0; i < MMQ_RM; i++) {
+        UNROLL for (int j = 0; j < MMQ_RN; j++) {
+            acc[i][j] = (float8) 0.0f;
+        }
+    }
+    const long ns = ad.ne[0] / 32;
+    for (long s = 0; s < ns; s++) {
+        float16 lo16[MMQ_RN], hi16[MMQ_RN];
+        UNROLL for (int j = 0; j < MMQ_RN; j++) {
+            decode32(pa[j], s, t, &lo16[j], &hi16[j]);
+        }
+        UNROLL for (int i = 0; i < MMQ_RM; i++) {
+            const float16 b0 = vload16(2*s, pb[i]);
+            const float16 b1 = vload16(2*s + 1, pb[i]);
+            UNROLL for (int j = 0; j < MMQ_RN; j++) {
+                float8 v = acc[i][j];
+                v = MAD(lo16[j].lo, b0.lo, v);
+                v = MAD(lo16[j].hi, b0.hi, v);
+                v = MAD(hi16[j].lo, b1.lo, v);
+                v = MAD(hi16[j].hi, b1.hi, v);
+                acc[i][j] = v;
+            }
+        }
+    }
+    UNROLL for (int i = 0; i < MMQ_RM; i++) {
+        const long e = pair[i] % n_used;
+        const long tok = pair[i] / n_used;
+        __global char * out = dst + dd.offs + e*dd.nb[1] + tok*dd.nb[2];
+        UNROLL for (int j = 0; j < MMQ_RN; j++) {
+            if (p0 + i < p_end && n0 + j < N) {
+                const float4 q = acc[i][j].lo + acc[i][j].hi;
+                *(__global float *) (out + (n0 + j)*dd.nb[0]) = (q.x + q.y) + (q.z + q.w);
+            }
+        }
+    }
+}
+
 #define QMM_ID_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
                     __global const char * ids, const tdesc idd, __global char * dst, const tdesc dd
+
+#define QMM_GID_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
+                     __global const int * g, const long n_expert, __global char * dst, const tdesc dd
 
 #define QMM_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
                  __global char * dst, const tdesc dd
@@ -321,7 +457,8 @@ inline void mvq_id(const __global uchar * a, const tdesc ad, const __global char
 #define DEFINE_QMM(name, t) \
     __kernel void mvq_##name(QMM_ARGS) { mvq(a, ad, b, bd, dst, dd, t); } \
     __kernel void mmq_##name(QMM_ARGS) { mmq(a, ad, b, bd, dst, dd, t); } \
-    __kernel void mvq_id_##name(QMM_ID_ARGS) { mvq_id(a, ad, b, bd, ids, idd, dst, dd, t); }
+    __kernel void mvq_id_##name(QMM_ID_ARGS) { mvq_id(a, ad, b, bd, ids, idd, dst, dd, t); } \
+    __kernel void mmq_id_##name(QMM_GID_ARGS) { mmq_id(a, ad, b, bd, g, n_expert, dst, dd, t); }
 
 DEFINE_QMM(q4_0,  QT_Q4_0)
 DEFINE_QMM(q4_1,  QT_Q4_1)

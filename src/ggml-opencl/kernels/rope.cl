@@ -177,3 +177,68 @@ __kernel void k_rope_heads(__global const char * a, tdesc ad, __global const cha
         store_f(pd1 + i1*dd.nb[1], dd.type, x0*s + x1*c);
     }
 }
+
+// NORMAL and NEOX modes with F32 rows of unit element stride and n_dims == ne0 a multiple of 32 (the
+// host checks): a work-item per (16 pairs, i2 + ne2*i3) computes the 16 angles, sines and cosines
+// once as vectors and rotates those pairs of every head (dim 1) with vector loads; NORMAL's
+// interleaved pairs are split and joined again with shuffles.
+__kernel void k_rope_vec(__global const char * a, tdesc ad, __global const char * pos, tdesc pd,
+                         __global const char * ff, tdesc fd, __global char * dst, tdesc dd,
+                         int n_dims, int mode, float freq_scale, float ext_factor, float attn_factor,
+                         float corr0, float corr1, float log2_theta_scale,
+                         int sec0, int sec1, int sec2, int sec3, int has_ff) {
+    const long n_pairs = n_dims/2;
+    const long p0 = get_global_id(0) * 16;
+    const long z = get_global_id(1);
+    const long i2 = z % ad.ne[2];
+    const long i3 = z / ad.ne[2];
+    const float16 p = (float16) (0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f,
+                                 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f) + (float) p0;
+    const float position = (float) load_idx(TPTR(pos, pd, i2, 0, 0, 0), pd.type);
+    float16 theta_extrap = position*exp2(p*log2_theta_scale);
+    if (has_ff) {
+        float f[16];
+        for (int k = 0; k < 16; k++) {
+            f[k] = load_f(TPTR(ff, fd, p0 + k, 0, 0, 0), fd.type);
+        }
+        theta_extrap /= vload16(0, f);
+    }
+    const float16 theta_interp = freq_scale*theta_extrap;
+    float16 theta = theta_interp;
+    float mscale = attn_factor;
+    if (ext_factor != 0.0f) {
+        const float16 y = (p - corr0) / fmax(0.001f, corr1 - corr0);
+        const float16 mix = (1.0f - clamp(y, 0.0f, 1.0f))*ext_factor;
+        theta = theta_interp*(1.0f - mix) + theta_extrap*mix;
+        mscale *= 1.0f + 0.1f*log(1.0f/freq_scale);
+    }
+    const float16 c = cos(theta)*mscale;
+    const float16 s = sin(theta)*mscale;
+    const __global char * ra = TPTR(a, ad, 0, 0, i2, i3);
+    __global char * rd = TPTR(dst, dd, 0, 0, i2, i3);
+    if (mode == MODE_NEOX) {
+        for (long i1 = 0; i1 < ad.ne[1]; i1++) {
+            const __global float * x = (const __global float *) (ra + i1*ad.nb[1]);
+            __global float * y = (__global float *) (rd + i1*dd.nb[1]);
+            const float16 x0 = vload16(0, x + p0);
+            const float16 x1 = vload16(0, x + p0 + n_pairs);
+            vstore16(x0*c - x1*s, 0, y + p0);
+            vstore16(x0*s + x1*c, 0, y + p0 + n_pairs);
+        }
+        return;
+    }
+    const uint16 even = (uint16) (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const uint16 lo = (uint16) (0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    for (long i1 = 0; i1 < ad.ne[1]; i1++) {
+        const __global float * x = (const __global float *) (ra + i1*ad.nb[1]) + 2*p0;
+        __global float * y = (__global float *) (rd + i1*dd.nb[1]) + 2*p0;
+        const float16 u = vload16(0, x);
+        const float16 v = vload16(1, x);
+        const float16 x0 = shuffle2(u, v, even);
+        const float16 x1 = shuffle2(u, v, even + 1);
+        const float16 r0 = x0*c - x1*s;
+        const float16 r1 = x0*s + x1*c;
+        vstore16(shuffle2(r0, r1, lo), 0, y);
+        vstore16(shuffle2(r0, r1, lo + 8), 1, y);
+    }
+}
