@@ -97,6 +97,8 @@ static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * s
 //   matmul : MUL_MAT, OUT_PROD
 //   conv   : IM2COL, CONV_2D, POOL_2D
 //   attn   : FLASH_ATTN_EXT
+//   backward: REPEAT_BACK, SILU_BACK, RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, COUNT_EQUAL,
+//            CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD (training)
 //
 // The CUSTOM / MAP_CUSTOM1..3 ops are handled by the framework itself (ggml-cpu-ops.c).
 //
@@ -114,6 +116,7 @@ enum ggml_cpu_family {
     GGML_CPU_FAMILY_CONV,
     GGML_CPU_FAMILY_ATTN,
     GGML_CPU_FAMILY_CUSTOM,          // implemented in ggml-cpu-ops.c
+    GGML_CPU_FAMILY_BACKWARD,
     GGML_CPU_FAMILY_COUNT,
 };
 
@@ -164,6 +167,11 @@ bool             ggml_cpu_attn_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_attn_n_tasks  (const struct ggml_tensor * op, int n_threads);
 enum ggml_status ggml_cpu_attn_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
+
+bool             ggml_cpu_backward_supports (const struct ggml_tensor * op);
+size_t           ggml_cpu_backward_work_size(const struct ggml_tensor * op, int n_threads);
+int              ggml_cpu_backward_n_tasks  (const struct ggml_tensor * op, int n_threads);
+enum ggml_status ggml_cpu_backward_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
 
 //
 // Dispatch (ggml-cpu-ops.c): what the framework calls for any node.

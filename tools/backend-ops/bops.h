@@ -121,6 +121,7 @@ bool bops_cases_shape(struct bop_cases * list);
 bool bops_cases_reduce(struct bop_cases * list);
 bool bops_cases_nn(struct bop_cases * list);
 bool bops_cases_attn(struct bop_cases * list);
+bool bops_cases_backward(struct bop_cases * list);
 
 // "f32", "f16", ... (lower case, as in the case strings)
 const char * bops_tname(enum ggml_type type);

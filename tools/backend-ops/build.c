@@ -48,7 +48,8 @@ bool bops_cases_all(struct bop_cases * list) {
            bops_cases_shape(list) &&
            bops_cases_reduce(list) &&
            bops_cases_nn(list) &&
-           bops_cases_attn(list);
+           bops_cases_attn(list) &&
+           bops_cases_backward(list);
 }
 
 //
