@@ -1029,6 +1029,9 @@ extern "C" {
     //
 
     GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    // appends the gradients of the loss (ggml_set_loss) for every parameter (ggml_set_param) of a graph
+    // created with grads = true; grad_accs: optional accumulators per node index (NULL: only the loss has one)
+    GGML_API void ggml_build_backward_expand(struct ggml_context * ctx, struct ggml_cgraph * cgraph, struct ggml_tensor ** grad_accs);
 
     // NULL when the context has no room
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx); // size GGML_DEFAULT_GRAPH_SIZE, no grads
