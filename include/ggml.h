@@ -976,6 +976,16 @@ extern "C" {
             float scale, float max_bias);
     GGML_API struct ggml_tensor * ggml_soft_max_ext_back_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
             float scale, float max_bias);
+    // a: gradient of rope_ext's (rope_multi's) result; the other arguments as the forward call's: the
+    // rotation by the opposite angles (op ROPE_BACK, the forward op_params)
+    GGML_API struct ggml_tensor * ggml_rope_ext_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    GGML_API struct ggml_tensor * ggml_rope_multi_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
     // number of equal elements of two same-shaped tensors -> I64 [1]
     GGML_API struct ggml_tensor * ggml_count_equal(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     // -sum(b * log_softmax(a)) / rows, a: logits, b: labels (same shape) -> [1] of a's type

@@ -313,6 +313,20 @@ static void bw_node(struct bw_state * st, struct ggml_tensor * node) {
                 GGML_LOG_ERROR("ggml_build_backward_expand: SOFT_MAX '%s': no gradient for the mask\n", node->name);
             }
             break;
+        case GGML_OP_ROPE:
+            if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
+                // the same op_params, rotating by the opposite angles
+                const int32_t * p = node->op_params;
+                int sections[GGML_MROPE_SECTIONS];
+                memcpy(sections, p + 11, sizeof(sections));
+                float f[6];
+                memcpy(f, p + 5, sizeof(f));
+                struct ggml_tensor * back = grad->ne[2] == s1->ne[0]
+                    ? ggml_rope_ext_back(ctx, grad, s1, node->src[2], p[1], p[2], p[4], f[0], f[1], f[2], f[3], f[4], f[5])
+                    : ggml_rope_multi_back(ctx, grad, s1, node->src[2], p[1], sections, p[2], p[4], f[0], f[1], f[2], f[3], f[4], f[5]);
+                bw_accumulate(st, s0, back, BW_ADD);
+            }
+            break;
         case GGML_OP_UNARY:
             bw_unary(st, node, grad);
             break;

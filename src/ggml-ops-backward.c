@@ -1,5 +1,5 @@
 // Op constructors for training: the gradient ops of forward ops (REPEAT_BACK, SILU_BACK,
-// RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK), the loss (CROSS_ENTROPY_LOSS and its gradient),
+// RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, ROPE_BACK), the loss (CROSS_ENTROPY_LOSS and its gradient),
 // COUNT_EQUAL (accuracy) and the optimizer steps (OPT_STEP_ADAMW, OPT_STEP_SGD).
 //
 // Sources and op_params follow the family's layout (docs/op-params.md), so the family's programs
@@ -94,6 +94,34 @@ struct ggml_tensor * ggml_soft_max_ext_back(struct ggml_context * ctx, struct gg
 struct ggml_tensor * ggml_soft_max_ext_back_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
         float scale, float max_bias) {
     return backward_soft_max_impl(__func__, ctx, a, b, scale, max_bias, true);
+}
+
+struct ggml_tensor * ggml_rope_ext_back(
+        struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+        int n_dims, int mode, int n_ctx_orig,
+        float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    struct ggml_tensor * result = ggml_rope_ext(ctx, a, b, c, n_dims, mode, n_ctx_orig,
+            freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow);
+    if (result == NULL) {
+        GGML_LOG_ERROR("%s: the rotation could not be built (see above)\n", __func__);
+        return NULL;
+    }
+    result->op = GGML_OP_ROPE_BACK;
+    return result;
+}
+
+struct ggml_tensor * ggml_rope_multi_back(
+        struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+        int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
+        float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow) {
+    struct ggml_tensor * result = ggml_rope_multi(ctx, a, b, c, n_dims, sections, mode, n_ctx_orig,
+            freq_base, freq_scale, ext_factor, attn_factor, beta_fast, beta_slow);
+    if (result == NULL) {
+        GGML_LOG_ERROR("%s: the rotation could not be built (see above)\n", __func__);
+        return NULL;
+    }
+    result->op = GGML_OP_ROPE_BACK;
+    return result;
 }
 
 struct ggml_tensor * ggml_count_equal(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {

@@ -98,6 +98,24 @@ static tensor * b_soft_max(struct ggml_context * c) {
 static tensor * b_diag_mask(struct ggml_context * c) {
     return ggml_mul(c, ggml_soft_max(c, ggml_diag_mask_inf(c, P(c, 5, 5, 2, 1), 1)), C(c, 5, 5, 2, 1));
 }
+static tensor * b_rope(struct ggml_context * c, int mode) {
+    tensor * pos = ggml_new_tensor_1d(c, GGML_TYPE_I32, 3*(mode == GGML_ROPE_TYPE_MROPE ? 4 : 1));
+    for (int64_t i = 0; i < ggml_nelements(pos); i++) {
+        ((int32_t *) pos->data)[i] = (int32_t) (7*i + 3);
+    }
+    tensor * x = P(c, 16, 2, 3, 1);
+    tensor * r;
+    if (mode == GGML_ROPE_TYPE_MROPE) {
+        int sections[GGML_MROPE_SECTIONS] = { 2, 2, 2, 0 };
+        r = ggml_rope_multi(c, x, pos, NULL, 12, sections, mode, 64, 100.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+    } else {
+        r = ggml_rope_ext(c, x, pos, NULL, 12, mode, 64, 100.0f, 0.5f, 1.0f, 1.0f, 32.0f, 1.0f);
+    }
+    return ggml_mul(c, r, C(c, 16, 2, 3, 1));
+}
+static tensor * b_rope_normal(struct ggml_context * c) { return b_rope(c, GGML_ROPE_TYPE_NORMAL); }
+static tensor * b_rope_neox(struct ggml_context * c)   { return b_rope(c, GGML_ROPE_TYPE_NEOX); }
+static tensor * b_rope_mrope(struct ggml_context * c)  { return b_rope(c, GGML_ROPE_TYPE_MROPE); }
 static tensor * b_abs(struct ggml_context * c)  { return ggml_mul(c, ggml_abs(c, away(c, 9, 2)), C(c, 9, 2, 1, 1)); }
 static tensor * b_neg(struct ggml_context * c)  { return ggml_mul(c, ggml_neg(c, P(c, 9, 2, 1, 1)), C(c, 9, 2, 1, 1)); }
 static tensor * b_relu(struct ggml_context * c) { return ggml_mul(c, ggml_relu(c, away(c, 9, 2)), C(c, 9, 2, 1, 1)); }
@@ -128,7 +146,8 @@ static const struct grad_case cases[] = {
     { "cont transpose", b_cont_transpose }, { "reshape permute", b_reshape_permute }, { "view", b_view },
     { "get_rows", b_get_rows }, { "soft_max", b_soft_max }, { "diag_mask_inf", b_diag_mask }, { "abs", b_abs },
     { "neg", b_neg }, { "relu", b_relu }, { "silu", b_silu }, { "exp", b_exp }, { "swiglu", b_swiglu },
-    { "cross_entropy_loss", b_cross_entropy }, { "two layers", b_chain },
+    { "cross_entropy_loss", b_cross_entropy }, { "rope normal (YaRN)", b_rope_normal }, { "rope neox (YaRN)", b_rope_neox },
+    { "rope mrope", b_rope_mrope }, { "two layers", b_chain },
 };
 
 static float loss_of(struct ggml_context * ctx, struct ggml_cgraph * gf, const tensor * loss) {

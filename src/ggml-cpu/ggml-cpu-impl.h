@@ -93,7 +93,7 @@ static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * s
 //   copy   : DUP, CPY, CONT, GET_ROWS, SET_ROWS, PAD
 //   reduce : SUM, SUM_ROWS, MEAN, ARGMAX, ARGSORT, TOP_K
 //   norm   : NORM, RMS_NORM, L2_NORM, GROUP_NORM, SOFT_MAX, DIAG_MASK_INF, DIAG_MASK_ZERO
-//   rope   : ROPE
+//   rope   : ROPE, ROPE_BACK
 //   matmul : MUL_MAT, OUT_PROD
 //   conv   : IM2COL, CONV_2D, POOL_2D
 //   attn   : FLASH_ATTN_EXT

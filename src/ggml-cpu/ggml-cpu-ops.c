@@ -65,6 +65,7 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_DIAG_MASK_ZERO] = GGML_CPU_FAMILY_NORM,
 
     [GGML_OP_ROPE]           = GGML_CPU_FAMILY_ROPE,
+    [GGML_OP_ROPE_BACK]      = GGML_CPU_FAMILY_ROPE,
 
     [GGML_OP_MUL_MAT]        = GGML_CPU_FAMILY_MATMUL,
     [GGML_OP_OUT_PROD]       = GGML_CPU_FAMILY_MATMUL,

@@ -124,7 +124,7 @@ static const enum ggml_op ref_ops[] = {
     // training (ref-backward.c)
     GGML_OP_REPEAT_BACK, GGML_OP_SILU_BACK, GGML_OP_RMS_NORM_BACK, GGML_OP_GET_ROWS_BACK, GGML_OP_SOFT_MAX_BACK,
     GGML_OP_COUNT_EQUAL, GGML_OP_CROSS_ENTROPY_LOSS, GGML_OP_CROSS_ENTROPY_LOSS_BACK, GGML_OP_OPT_STEP_ADAMW,
-    GGML_OP_OPT_STEP_SGD,
+    GGML_OP_OPT_STEP_SGD, GGML_OP_ROPE_BACK,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -172,7 +172,8 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_UNARY: return ggml_ref_unary_covered((enum ggml_unary_op) ggml_ref_param_i32(node, 0));
         case GGML_OP_GLU:   return ggml_ref_glu_covered((enum ggml_glu_op) ggml_ref_param_i32(node, 0));
-        case GGML_OP_ROPE:  return ref_rope_mode_ok(ggml_ref_param_i32(node, 2));
+        case GGML_OP_ROPE:
+        case GGML_OP_ROPE_BACK: return ref_rope_mode_ok(ggml_ref_param_i32(node, 2));
         case GGML_OP_POOL_2D: {
             const int op = ggml_ref_param_i32(node, 0);
             return op == GGML_OP_POOL_MAX || op == GGML_OP_POOL_AVG;
@@ -263,6 +264,7 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_SOFT_MAX:
             return ggml_ref_op_softmax(node, out, err, err_size);
         case GGML_OP_ROPE:
+        case GGML_OP_ROPE_BACK:
             return ggml_ref_op_rope(node, out, err, err_size);
         case GGML_OP_IM2COL:
         case GGML_OP_CONV_2D:

@@ -112,6 +112,68 @@ static struct ggml_tensor * build_opt_step(struct bop_graph * g, const struct bo
     return m != NULL && v != NULL ? ggml_opt_step_adamw(g->ctx, w, grad, m, v, p) : NULL;
 }
 
+//
+// ROPE_BACK through ggml_rope_ext_back / ggml_rope_multi_back: ne[0] = a; i[0] = n_dims, i[1] = mode,
+// i[2] = with freq factors; f[0] = ext_factor
+//
+
+static struct ggml_tensor * build_rope_back(struct bop_graph * g, const struct bop_case * c) {
+    const int mode = c->i[1];
+    const bool multi = mode == GGML_ROPE_TYPE_MROPE || mode == GGML_ROPE_TYPE_VISION;
+    const int64_t ne_pos[4] = { c->ne[0][2]*(multi ? 4 : 1), 1, 1, 1 };
+    struct ggml_tensor * a = bops_input_c(g, GGML_TYPE_F32, c->ne[0]);
+    struct ggml_tensor * pos = bops_input(g, GGML_TYPE_I32, ne_pos, BOP_LAYOUT_CONT, BOP_FILL_INDEX, 0.0, 200.0);
+    struct ggml_tensor * ff = NULL;
+    if (c->i[2]) {
+        const int64_t ne_ff[4] = { c->i[0]/2, 1, 1, 1 };
+        ff = bops_input(g, GGML_TYPE_F32, ne_ff, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, 0.5, 2.0);
+        if (ff == NULL) {
+            return NULL;
+        }
+    }
+    if (a == NULL || pos == NULL) {
+        return NULL;
+    }
+    if (!multi) {
+        return ggml_rope_ext_back(g->ctx, a, pos, ff, c->i[0], mode, 512, 10000.0f, 1.0f, c->f[0], 1.0f, 32.0f, 1.0f);
+    }
+    int sections[GGML_MROPE_SECTIONS] = { 8, 4, 4, 0 };
+    if (mode == GGML_ROPE_TYPE_VISION) {
+        sections[0] = sections[1] = (int) (c->ne[0][0]/4);
+        sections[2] = sections[3] = 0;
+    }
+    return ggml_rope_multi_back(g->ctx, a, pos, ff, c->i[0], sections, mode, 512, 10000.0f, 1.0f, c->f[0], 1.0f, 32.0f, 1.0f);
+}
+
+static bool add_rope_back(struct bop_cases * list) {
+    static const struct { int64_t ne0; int n_dims, mode; } forms[] = {
+        { 64, 64, GGML_ROPE_TYPE_NORMAL }, { 64, 32, GGML_ROPE_TYPE_NORMAL }, { 128, 128, GGML_ROPE_TYPE_NEOX },
+        { 80, 64, GGML_ROPE_TYPE_NEOX }, { 64, 32, GGML_ROPE_TYPE_MROPE }, { 64, 32, GGML_ROPE_TYPE_VISION },
+    };
+    for (size_t k = 0; k < sizeof(forms)/sizeof(forms[0]); k++) {
+        for (int ext = 0; ext < 2; ext++) {
+            for (int ff = 0; ff < 2; ff++) {
+                if (ff && forms[k].mode == GGML_ROPE_TYPE_VISION) {
+                    continue;
+                }
+                struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_ROPE_BACK), build_rope_back,
+                        "type=f32,ne=[%lld,4,5,1],n_dims=%d,mode=%d,ext_factor=%d,ff=%d",
+                        (long long) forms[k].ne0, forms[k].n_dims, forms[k].mode, ext, ff);
+                if (c == NULL) {
+                    return false;
+                }
+                bops_ne(c->ne[0], forms[k].ne0, 4, 5, 1);
+                c->i[0] = forms[k].n_dims;
+                c->i[1] = forms[k].mode;
+                c->i[2] = ff;
+                c->f[0] = (float) ext;
+                c->bound = 1e-6;
+            }
+        }
+    }
+    return true;
+}
+
 static const enum bop_layout backward_layouts[] = { BOP_LAYOUT_CONT, BOP_LAYOUT_PAD, BOP_LAYOUT_PERM };
 
 static bool add_repeat_back(struct bop_cases * list) {
@@ -255,5 +317,5 @@ static bool add_opt_step(struct bop_cases * list) {
 
 bool bops_cases_backward(struct bop_cases * list) {
     return add_repeat_back(list) && add_pair_back(list) && add_get_rows_back(list) && add_count_equal(list) &&
-           add_cross_entropy(list) && add_opt_step(list);
+           add_cross_entropy(list) && add_opt_step(list) && add_rope_back(list);
 }
