@@ -986,6 +986,10 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
             int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
             float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    // a: gradient of pool_2d's result, af: pool_2d's input -> F32 shaped like af (MAX: to the first maximum
+    // of each window, AVG: spread over the window / (k0*k1)); op_params as pool_2d's
+    GGML_API struct ggml_tensor * ggml_pool_2d_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * af,
+            enum ggml_op_pool op, int k0, int k1, int s0, int s1, float p0, float p1);
     // number of equal elements of two same-shaped tensors -> I64 [1]
     GGML_API struct ggml_tensor * ggml_count_equal(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
     // -sum(b * log_softmax(a)) / rows, a: logits, b: labels (same shape) -> [1] of a's type

@@ -327,6 +327,13 @@ static void bw_node(struct bw_state * st, struct ggml_tensor * node) {
                 bw_accumulate(st, s0, back, BW_ADD);
             }
             break;
+        case GGML_OP_POOL_2D:
+            if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
+                const int32_t * p = node->op_params;
+                bw_accumulate(st, s0, ggml_pool_2d_back(ctx, grad, s0, (enum ggml_op_pool) p[0], p[1], p[2], p[3], p[4],
+                        (float) p[5], (float) p[6]), BW_ADD);
+            }
+            break;
         case GGML_OP_UNARY:
             bw_unary(st, node, grad);
             break;

@@ -124,6 +124,24 @@ struct ggml_tensor * ggml_rope_multi_back(
     return result;
 }
 
+struct ggml_tensor * ggml_pool_2d_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * af,
+        enum ggml_op_pool op, int k0, int k1, int s0, int s1, float p0, float p1) {
+    GGML_OPS_CHECK_ARG(ctx);
+    GGML_OPS_CHECK_ARG(a);
+    GGML_OPS_CHECK_ARG(af);
+    GGML_OPS_CHECK(op == GGML_OP_POOL_MAX || op == GGML_OP_POOL_AVG, "unknown pool op %d", (int) op);
+    GGML_OPS_CHECK(k0 > 0 && k1 > 0 && s0 > 0 && s1 > 0, "kernel %dx%d and strides %d, %d must be positive", k0, k1, s0, s1);
+    GGML_OPS_CHECK(a->ne[2] == af->ne[2] && a->ne[3] == af->ne[3], "a " GGML_OPS_NE_FMT " and af " GGML_OPS_NE_FMT
+            " must have the same planes", GGML_OPS_NE_ARGS(a), GGML_OPS_NE_ARGS(af));
+    struct ggml_tensor * result = ggml_ops_new(__func__, ctx, GGML_TYPE_F32, GGML_MAX_DIMS, af->ne);
+    if (result == NULL) {
+        return NULL;
+    }
+    const int32_t params[7] = { (int32_t) op, k0, k1, s0, s1, (int32_t) p0, (int32_t) p1 };
+    ggml_set_op_params(result, params, sizeof(params));
+    return ggml_ops_node(result, GGML_OP_POOL_2D_BACK, a, af, NULL);
+}
+
 struct ggml_tensor * ggml_count_equal(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b) {
     GGML_OPS_CHECK_ARG(ctx);
     GGML_OPS_CHECK_ARG(a);

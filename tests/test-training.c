@@ -116,6 +116,12 @@ static tensor * b_rope(struct ggml_context * c, int mode) {
 static tensor * b_rope_normal(struct ggml_context * c) { return b_rope(c, GGML_ROPE_TYPE_NORMAL); }
 static tensor * b_rope_neox(struct ggml_context * c)   { return b_rope(c, GGML_ROPE_TYPE_NEOX); }
 static tensor * b_rope_mrope(struct ggml_context * c)  { return b_rope(c, GGML_ROPE_TYPE_MROPE); }
+static tensor * b_pool(struct ggml_context * c, enum ggml_op_pool op) {
+    tensor * x = P(c, 7, 6, 2, 1);
+    return ggml_mul(c, ggml_pool_2d(c, x, op, 3, 2, 2, 1, 1, 0), C(c, 4, 5, 2, 1));
+}
+static tensor * b_pool_max(struct ggml_context * c) { return b_pool(c, GGML_OP_POOL_MAX); }
+static tensor * b_pool_avg(struct ggml_context * c) { return b_pool(c, GGML_OP_POOL_AVG); }
 static tensor * b_abs(struct ggml_context * c)  { return ggml_mul(c, ggml_abs(c, away(c, 9, 2)), C(c, 9, 2, 1, 1)); }
 static tensor * b_neg(struct ggml_context * c)  { return ggml_mul(c, ggml_neg(c, P(c, 9, 2, 1, 1)), C(c, 9, 2, 1, 1)); }
 static tensor * b_relu(struct ggml_context * c) { return ggml_mul(c, ggml_relu(c, away(c, 9, 2)), C(c, 9, 2, 1, 1)); }
@@ -147,7 +153,7 @@ static const struct grad_case cases[] = {
     { "get_rows", b_get_rows }, { "soft_max", b_soft_max }, { "diag_mask_inf", b_diag_mask }, { "abs", b_abs },
     { "neg", b_neg }, { "relu", b_relu }, { "silu", b_silu }, { "exp", b_exp }, { "swiglu", b_swiglu },
     { "cross_entropy_loss", b_cross_entropy }, { "rope normal (YaRN)", b_rope_normal }, { "rope neox (YaRN)", b_rope_neox },
-    { "rope mrope", b_rope_mrope }, { "two layers", b_chain },
+    { "rope mrope", b_rope_mrope }, { "pool_2d max", b_pool_max }, { "pool_2d avg", b_pool_avg }, { "two layers", b_chain },
 };
 
 static float loss_of(struct ggml_context * ctx, struct ggml_cgraph * gf, const tensor * loss) {

@@ -61,6 +61,12 @@ bool ggml_cpu_backward_supports(const struct ggml_tensor * op) {
             return (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && a->nb[0] == ggml_type_size(a->type) &&
                    b != NULL && b->type == GGML_TYPE_I32 && ggml_is_vector(b) && ggml_is_matrix(a) &&
                    a->ne[1] >= b->ne[0] && op->type == GGML_TYPE_F32 && ggml_is_contiguous(op) && op->ne[0] == a->ne[0];
+        case GGML_OP_POOL_2D_BACK: {
+            const int32_t pop = ggml_get_op_params_i32(op, 0);
+            return b != NULL && a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && ggml_is_contiguous(a) &&
+                   ggml_is_contiguous(b) && op->type == GGML_TYPE_F32 && ggml_is_contiguous(op) && ggml_are_same_shape(op, b) &&
+                   a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3] && (pop == GGML_OP_POOL_MAX || pop == GGML_OP_POOL_AVG);
+        }
         case GGML_OP_COUNT_EQUAL:
             return b != NULL && a->type == GGML_TYPE_I32 && b->type == GGML_TYPE_I32 && a->nb[0] == sizeof(int32_t) &&
                    b->nb[0] == sizeof(int32_t) && ggml_are_same_shape(a, b) && op->type == GGML_TYPE_I64;
@@ -233,6 +239,55 @@ static enum ggml_status bw_get_rows_back(const struct ggml_compute_params * para
     return GGML_STATUS_SUCCESS;
 }
 
+// POOL_2D_BACK: each output gradient goes to the first maximum of its window (MAX) or spreads
+// evenly over the window's in-bounds elements, divided by k0*k1 (AVG); planes split between threads
+static enum ggml_status bw_pool_2d_back(const struct ggml_compute_params * params, struct ggml_tensor * dst) {
+    const struct ggml_tensor * g  = dst->src[0];
+    const struct ggml_tensor * af = dst->src[1];
+    const int32_t * p = dst->op_params;
+    const bool is_max = p[0] == GGML_OP_POOL_MAX;
+    const int k0 = p[1], k1 = p[2], s0 = p[3], s1 = p[4], p0 = p[5], p1 = p[6];
+    const int64_t W = dst->ne[0], H = dst->ne[1];
+    const int64_t OW = g->ne[0], OH = g->ne[1];
+    const float inv_k = 1.0f/(float) (k0*k1);
+    int64_t q0, q1;
+    ggml_cpu_split_range(dst->ne[2]*dst->ne[3], params->ith, params->nth, &q0, &q1);
+    for (int64_t q = q0; q < q1; q++) {
+        float * out = (float *) dst->data + q*W*H;
+        const float * x = (const float *) af->data + q*W*H;
+        const float * gp = (const float *) g->data + q*OW*OH;
+        memset(out, 0, (size_t) (W*H)*sizeof(float));
+        for (int64_t oy = 0; oy < OH; oy++) {
+            for (int64_t ox = 0; ox < OW; ox++) {
+                const float d = gp[oy*OW + ox];
+                const int64_t ix = ox*s0 - p0, iy = oy*s1 - p1;
+                int64_t best = -1;
+                float best_v = -INFINITY;
+                for (int64_t ky = iy; ky < iy + k1; ky++) {
+                    if (ky < 0 || ky >= H) {
+                        continue;
+                    }
+                    for (int64_t kx = ix; kx < ix + k0; kx++) {
+                        if (kx < 0 || kx >= W) {
+                            continue;
+                        }
+                        if (!is_max) {
+                            out[ky*W + kx] += d*inv_k;
+                        } else if (best < 0 || x[ky*W + kx] > best_v) {
+                            best = ky*W + kx;
+                            best_v = x[best];
+                        }
+                    }
+                }
+                if (is_max && best >= 0) {
+                    out[best] += d;
+                }
+            }
+        }
+    }
+    return GGML_STATUS_SUCCESS;
+}
+
 // per-thread partial sums in the work buffer, one cache line each
 static double * bw_partial(const struct ggml_compute_params * params, int ith) {
     return (double *) ((char *) params->wdata + (size_t) ith*GGML_CPU_CACHE_LINE);
@@ -377,6 +432,7 @@ enum ggml_status ggml_cpu_backward_forward(const struct ggml_compute_params * pa
         case GGML_OP_SOFT_MAX_BACK:           return bw_soft_max_back(params, op);
         case GGML_OP_GET_ROWS_BACK:           return bw_get_rows_back(params, op);
         case GGML_OP_COUNT_EQUAL:             return bw_count_equal(params, op);
+        case GGML_OP_POOL_2D_BACK:            return bw_pool_2d_back(params, op);
         case GGML_OP_CROSS_ENTROPY_LOSS:      return bw_cross_entropy_loss(params, op);
         case GGML_OP_CROSS_ENTROPY_LOSS_BACK: return bw_cross_entropy_loss_back(params, op);
         case GGML_OP_OPT_STEP_ADAMW:

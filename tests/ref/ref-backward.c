@@ -1,5 +1,5 @@
 // Reference: the training ops. REPEAT_BACK, SILU_BACK, RMS_NORM_BACK, GET_ROWS_BACK,
-// SOFT_MAX_BACK, COUNT_EQUAL, CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD.
+// SOFT_MAX_BACK, POOL_2D_BACK, COUNT_EQUAL, CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD.
 // Each is the exact derivative (or update rule) written out in double from its definition.
 
 #define GGML_REF_INTERNAL
@@ -111,6 +111,55 @@ static bool ref_get_rows_back(const struct ggml_tensor * node, double * out, cha
     return true;
 }
 
+// POOL_2D_BACK: the output gradient to the first maximum of each window (MAX), or spread over the
+// window's in-bounds elements divided by k0*k1 (AVG)
+static bool ref_pool_2d_back(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
+    if (!ggml_ref_need_src(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
+        return false;
+    }
+    const struct ggml_tensor * g  = node->src[0];
+    const struct ggml_tensor * af = node->src[1];
+    const int op = ggml_ref_param_i32(node, 0);
+    const int64_t k0 = ggml_ref_param_i32(node, 1), k1 = ggml_ref_param_i32(node, 2);
+    const int64_t s0 = ggml_ref_param_i32(node, 3), s1 = ggml_ref_param_i32(node, 4);
+    const int64_t p0 = ggml_ref_param_i32(node, 5), p1 = ggml_ref_param_i32(node, 6);
+    if (!ggml_ref_same_shape(node, af) || g->ne[2] != node->ne[2] || g->ne[3] != node->ne[3] ||
+        (op != GGML_OP_POOL_MAX && op != GGML_OP_POOL_AVG)) {
+        return ggml_ref_fail(err, err_size, "POOL_2D_BACK: bad shapes or pool op");
+    }
+    for (int64_t i = 0; i < ggml_ref_nel(node); i++) {
+        out[i] = 0.0;
+    }
+    for (int64_t i3 = 0; i3 < node->ne[3]; i3++) {
+        for (int64_t i2 = 0; i2 < node->ne[2]; i2++) {
+            for (int64_t oy = 0; oy < g->ne[1]; oy++) {
+                for (int64_t ox = 0; ox < g->ne[0]; ox++) {
+                    const double d = ggml_ref_get(g, ox, oy, i2, i3);
+                    int64_t bx = -1, by = -1;
+                    double best = 0.0;
+                    for (int64_t y = oy*s1 - p1; y < oy*s1 - p1 + k1; y++) {
+                        for (int64_t x = ox*s0 - p0; x < ox*s0 - p0 + k0; x++) {
+                            if (x < 0 || y < 0 || x >= node->ne[0] || y >= node->ne[1]) {
+                                continue;
+                            }
+                            if (op == GGML_OP_POOL_AVG) {
+                                out[ggml_ref_idx(node, x, y, i2, i3)] += d/(double) (k0*k1);
+                            } else if (bx < 0 || ggml_ref_get(af, x, y, i2, i3) > best) {
+                                bx = x; by = y;
+                                best = ggml_ref_get(af, x, y, i2, i3);
+                            }
+                        }
+                    }
+                    if (bx >= 0) {
+                        out[ggml_ref_idx(node, bx, by, i2, i3)] += d;
+                    }
+                }
+            }
+        }
+    }
+    return true;
+}
+
 static bool ref_count_equal(const struct ggml_tensor * node, double * out) {
     const struct ggml_tensor * a = node->src[0];
     int64_t count = 0;
@@ -208,6 +257,8 @@ bool ggml_ref_op_backward(const struct ggml_tensor * node, double * out, char * 
             return ref_rows_same_shape(node, 2, err, err_size) && ref_row_back(node, out);
         case GGML_OP_GET_ROWS_BACK:
             return ref_get_rows_back(node, out, err, err_size);
+        case GGML_OP_POOL_2D_BACK:
+            return ref_pool_2d_back(node, out, err, err_size);
         case GGML_OP_COUNT_EQUAL:
             if (!ggml_ref_need_src(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
                 return false;

@@ -174,6 +174,42 @@ static bool add_rope_back(struct bop_cases * list) {
     return true;
 }
 
+//
+// POOL_2D_BACK: ne[0] = the forward input; i[0] = op, i[1..2] = k, i[3..4] = s, i[5..6] = p
+//
+
+static struct ggml_tensor * build_pool_back(struct bop_graph * g, const struct bop_case * c) {
+    const int k0 = c->i[1], k1 = c->i[2], s0 = c->i[3], s1 = c->i[4], p0 = c->i[5], p1 = c->i[6];
+    const int64_t ne_g[4] = { (c->ne[0][0] + 2*p0 - k0)/s0 + 1, (c->ne[0][1] + 2*p1 - k1)/s1 + 1, c->ne[0][2], c->ne[0][3] };
+    struct ggml_tensor * af = bops_input(g, GGML_TYPE_F32, c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_DISTINCT, -1.0, 1.0);
+    struct ggml_tensor * dy = bops_input_c(g, GGML_TYPE_F32, ne_g);
+    return af != NULL && dy != NULL ?
+        ggml_pool_2d_back(g->ctx, dy, af, (enum ggml_op_pool) c->i[0], k0, k1, s0, s1, (float) p0, (float) p1) : NULL;
+}
+
+static bool add_pool_back(struct bop_cases * list) {
+    static const struct { int k0, k1, s0, s1, p0, p1; } forms[] = {
+        { 2, 2, 2, 2, 0, 0 }, { 3, 3, 1, 1, 0, 0 }, { 3, 3, 2, 2, 1, 1 }, { 3, 2, 2, 1, 1, 0 }, { 5, 1, 3, 1, 2, 0 },
+    };
+    for (int op = 0; op < 2; op++) {
+        for (size_t k = 0; k < sizeof(forms)/sizeof(forms[0]); k++) {
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_POOL_2D_BACK), build_pool_back,
+                    "type=f32,ne=[10,9,3,2],op=%s,k=%dx%d,s=%d,%d,p=%d,%d", op == GGML_OP_POOL_MAX ? "max" : "avg",
+                    forms[k].k0, forms[k].k1, forms[k].s0, forms[k].s1, forms[k].p0, forms[k].p1);
+            if (c == NULL) {
+                return false;
+            }
+            bops_ne(c->ne[0], 10, 9, 3, 2);
+            c->i[0] = op;
+            c->i[1] = forms[k].k0; c->i[2] = forms[k].k1;
+            c->i[3] = forms[k].s0; c->i[4] = forms[k].s1;
+            c->i[5] = forms[k].p0; c->i[6] = forms[k].p1;
+            c->bound = 1e-7;
+        }
+    }
+    return true;
+}
+
 static const enum bop_layout backward_layouts[] = { BOP_LAYOUT_CONT, BOP_LAYOUT_PAD, BOP_LAYOUT_PERM };
 
 static bool add_repeat_back(struct bop_cases * list) {
@@ -317,5 +353,6 @@ static bool add_opt_step(struct bop_cases * list) {
 
 bool bops_cases_backward(struct bop_cases * list) {
     return add_repeat_back(list) && add_pair_back(list) && add_get_rows_back(list) && add_count_equal(list) &&
-           add_cross_entropy(list) && add_opt_step(list) && add_rope_back(list);
+           add_cross_entropy(list) && add_opt_step(list) && add_rope_back(list) &&
+           add_pool_back(list);
 }
