@@ -118,6 +118,16 @@ static tensor * b_rope_neox(struct ggml_context * c)   { return b_rope(c, GGML_R
 static tensor * b_rope_mrope(struct ggml_context * c)  { return b_rope(c, GGML_ROPE_TYPE_MROPE); }
 static tensor * b_pool(struct ggml_context * c, enum ggml_op_pool op) {
     tensor * x = P(c, 7, 6, 2, 1);
+    // distinct values 0.05 apart in random order: a step of h = 0.01 never changes a window's maximum
+    float * d = (float *) x->data;
+    const int64_t n = ggml_nelements(x);
+    for (int64_t i = 0; i < n; i++) {
+        d[i] = 0.05f*(float) (i - n/2);
+    }
+    for (int64_t i = n - 1; i > 0; i--) {
+        const int64_t j = test_rand_int(0, i);
+        const float t = d[i]; d[i] = d[j]; d[j] = t;
+    }
     return ggml_mul(c, ggml_pool_2d(c, x, op, 3, 2, 2, 1, 1, 0), C(c, 4, 5, 2, 1));
 }
 static tensor * b_pool_max(struct ggml_context * c) { return b_pool(c, GGML_OP_POOL_MAX); }
