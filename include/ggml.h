@@ -1089,6 +1089,53 @@ extern "C" {
     GGML_API bool                          ggml_threadpool_params_match  (const struct ggml_threadpool_params * p0, const struct ggml_threadpool_params * p1);
 
     //
+    // training: gradients of forward ops, loss, optimizer steps (the family's signatures and op_params)
+    //
+
+    // sums the repeats of a back into the shape of b (ggml_can_repeat(b, a)); a's type
+    GGML_API struct ggml_tensor * ggml_repeat_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // a: gradient of silu's result, b: silu's input x -> a * silu'(x)
+    GGML_API struct ggml_tensor * ggml_silu_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // a: gradient of rms_norm's result, b: rms_norm's input; f32[0] = eps
+    GGML_API struct ggml_tensor * ggml_rms_norm_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, float eps);
+    // a: gradient of get_rows' result [n, rows], b: I32 row indices [rows], c: get_rows' data (shape only) -> F32 like c
+    GGML_API struct ggml_tensor * ggml_get_rows_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            struct ggml_tensor * c);
+    // a: gradient of soft_max_ext's result, b: soft_max_ext's result; f32[0] = scale, f32[1] = max_bias
+    GGML_API struct ggml_tensor * ggml_soft_max_ext_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            float scale, float max_bias);
+    GGML_API struct ggml_tensor * ggml_soft_max_ext_back_inplace(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            float scale, float max_bias);
+    // a: gradient of rope_ext's (rope_multi's) result; the other arguments as the forward call's: the
+    // rotation by the opposite angles (op ROPE_BACK, the forward op_params)
+    GGML_API struct ggml_tensor * ggml_rope_ext_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    GGML_API struct ggml_tensor * ggml_rope_multi_back(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, struct ggml_tensor * c,
+            int n_dims, int sections[GGML_MROPE_SECTIONS], int mode, int n_ctx_orig,
+            float freq_base, float freq_scale, float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+    // a: gradient of pool_2d's result, af: pool_2d's input -> F32 shaped like af (MAX: to the first maximum
+    // of each window, AVG: spread over the window / (k0*k1)); op_params as pool_2d's
+    GGML_API struct ggml_tensor * ggml_pool_2d_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * af,
+            enum ggml_op_pool op, int k0, int k1, int s0, int s1, float p0, float p1);
+    // number of equal elements of two same-shaped tensors -> I64 [1]
+    GGML_API struct ggml_tensor * ggml_count_equal(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // -sum(b * log_softmax(a)) / rows, a: logits, b: labels (same shape) -> [1] of a's type
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // a: gradient of the loss (scalar), b: logits, c: labels -> a * (softmax(b) - c) / rows
+    GGML_API struct ggml_tensor * ggml_cross_entropy_loss_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            struct ggml_tensor * c);
+    // one AdamW step on the parameter a (updated in place, m and v too); adamw_params: F32 [7] =
+    // alpha, beta1, beta2, eps, wd, beta1h = 1/(1 - beta1^t), beta2h = 1/(1 - beta2^t)
+    GGML_API struct ggml_tensor * ggml_opt_step_adamw(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * grad,
+            struct ggml_tensor * m, struct ggml_tensor * v, struct ggml_tensor * adamw_params);
+    // one SGD step on the parameter a (in place); sgd_params: F32 [2] = alpha, wd
+    GGML_API struct ggml_tensor * ggml_opt_step_sgd(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * grad,
+            struct ggml_tensor * sgd_params);
+
+    //
     // custom ops: user functions run by the CPU backend on n_tasks threads (GGML_N_TASKS_MAX: all)
     //
 
@@ -1126,6 +1173,9 @@ extern "C" {
     //
 
     GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    // appends the gradients of the loss (ggml_set_loss) for every parameter (ggml_set_param) of a graph
+    // created with grads = true; grad_accs: optional accumulators per node index (NULL: only the loss has one)
+    GGML_API void ggml_build_backward_expand(struct ggml_context * ctx, struct ggml_cgraph * cgraph, struct ggml_tensor ** grad_accs);
 
     // NULL when the context has no room
     GGML_API struct ggml_cgraph * ggml_new_graph       (struct ggml_context * ctx); // size GGML_DEFAULT_GRAPH_SIZE, no grads

@@ -25,6 +25,7 @@ struct rope_params {
     bool    multi;    // MROPE, IMROPE or VISION: four positions per token
     int64_t n_pairs;  // rotated pairs per row
     int64_t half;     // distance between the two members of a pair (not NORMAL)
+    double  sin_sign; // -1 for ROPE_BACK: the gradient rotates by the opposite angle
 };
 
 static bool rope_mode_known(int mode) {
@@ -46,6 +47,7 @@ static void rope_get_params(const struct ggml_tensor * op, struct rope_params * 
         rp->sections[k] = ggml_get_op_params_i32(op, 11 + k);
     }
     rp->n_offs = ggml_get_op_params_i32(op, 15);
+    rp->sin_sign = op->op == GGML_OP_ROPE_BACK ? -1.0 : 1.0;
     rp->multi = rp->mode == GGML_ROPE_TYPE_MROPE || rp->mode == GGML_ROPE_TYPE_IMROPE || rp->mode == GGML_ROPE_TYPE_VISION;
     if (rp->mode == GGML_ROPE_TYPE_VISION) {
         rp->n_pairs = op->src[0]->ne[0]/2;
@@ -60,7 +62,7 @@ bool ggml_cpu_rope_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * a   = op->src[0];
     const struct ggml_tensor * pos = op->src[1];
     const struct ggml_tensor * ff  = op->src[2];
-    if (op->op != GGML_OP_ROPE || a == NULL || pos == NULL) {
+    if ((op->op != GGML_OP_ROPE && op->op != GGML_OP_ROPE_BACK) || a == NULL || pos == NULL) {
         return false;
     }
     if (!ggml_vec_is_float_type(a->type) || op->type != a->type || !ggml_are_same_shape(a, op)) {
@@ -316,7 +318,7 @@ static void rope_cache(const struct rope_params * rp, const struct rope_scratch 
             s->sd[p] = s0*s->c1[p] + c0*s->s1[p];
         }
         const float c  = (float) (s->cd[p]*mscale);
-        const float si = (float) (s->sd[p]*mscale);
+        const float si = (float) (s->sd[p]*mscale*rp->sin_sign);
         if (rp->mode == GGML_ROPE_TYPE_NORMAL) {
             s->cs[2*p] = c;       s->cs[2*p + 1] = c;
             s->cs[rp->n_dims + 2*p] = -si; s->cs[rp->n_dims + 2*p + 1] = si;

@@ -93,11 +93,13 @@ static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * s
 //   copy   : DUP, CPY, CONT, GET_ROWS, SET_ROWS, PAD
 //   reduce : SUM, SUM_ROWS, MEAN, ARGMAX, ARGSORT, TOP_K
 //   norm   : NORM, RMS_NORM, L2_NORM, GROUP_NORM, SOFT_MAX, DIAG_MASK_INF, DIAG_MASK_ZERO
-//   rope   : ROPE
+//   rope   : ROPE, ROPE_BACK
 //   matmul : MUL_MAT, OUT_PROD
 //   moe    : MUL_MAT_ID, ADD_ID (cpu-ops-matmul-id.c)
 //   conv   : IM2COL, CONV_2D, POOL_2D
 //   attn   : FLASH_ATTN_EXT
+//   backward: REPEAT_BACK, SILU_BACK, RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, COUNT_EQUAL,
+//            CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD (training)
 //
 // The CUSTOM / MAP_CUSTOM1..3 ops are handled by the framework itself (ggml-cpu-ops.c).
 //
@@ -117,6 +119,7 @@ enum ggml_cpu_family {
     GGML_CPU_FAMILY_MOE,
     GGML_CPU_FAMILY_MISC,            // issue 22's small ops (cpu-ops-misc.c)
     GGML_CPU_FAMILY_CUSTOM,          // implemented in ggml-cpu-ops.c
+    GGML_CPU_FAMILY_BACKWARD,
     GGML_CPU_FAMILY_COUNT,
 };
 
@@ -176,6 +179,10 @@ bool             ggml_cpu_misc_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_misc_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_misc_n_tasks  (const struct ggml_tensor * op, int n_threads);
 enum ggml_status ggml_cpu_misc_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
+bool             ggml_cpu_backward_supports (const struct ggml_tensor * op);
+size_t           ggml_cpu_backward_work_size(const struct ggml_tensor * op, int n_threads);
+int              ggml_cpu_backward_n_tasks  (const struct ggml_tensor * op, int n_threads);
+enum ggml_status ggml_cpu_backward_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
 
 //
 // Dispatch (ggml-cpu-ops.c): what the framework calls for any node.

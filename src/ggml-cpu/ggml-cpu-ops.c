@@ -65,6 +65,7 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_DIAG_MASK_ZERO] = GGML_CPU_FAMILY_NORM,
 
     [GGML_OP_ROPE]           = GGML_CPU_FAMILY_ROPE,
+    [GGML_OP_ROPE_BACK]      = GGML_CPU_FAMILY_ROPE,
 
     [GGML_OP_MUL_MAT]        = GGML_CPU_FAMILY_MATMUL,
     [GGML_OP_OUT_PROD]       = GGML_CPU_FAMILY_MATMUL,
@@ -84,6 +85,17 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_PAD_REFLECT_1D]     = GGML_CPU_FAMILY_MISC,
     [GGML_OP_TIMESTEP_EMBEDDING] = GGML_CPU_FAMILY_MISC,
     [GGML_OP_POOL_1D]            = GGML_CPU_FAMILY_MISC,
+    [GGML_OP_REPEAT_BACK]             = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_SILU_BACK]               = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_RMS_NORM_BACK]           = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_GET_ROWS_BACK]           = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_SOFT_MAX_BACK]           = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_COUNT_EQUAL]             = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_POOL_2D_BACK]            = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_CROSS_ENTROPY_LOSS]      = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_CROSS_ENTROPY_LOSS_BACK] = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_OPT_STEP_ADAMW]          = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_OPT_STEP_SGD]            = GGML_CPU_FAMILY_BACKWARD,
 
     [GGML_OP_MAP_CUSTOM1]    = GGML_CPU_FAMILY_CUSTOM,
     [GGML_OP_MAP_CUSTOM2]    = GGML_CPU_FAMILY_CUSTOM,
@@ -180,6 +192,7 @@ bool ggml_cpu_op_supports(const struct ggml_tensor * op) {
         case GGML_CPU_FAMILY_MOE:    return ggml_cpu_moe_supports(op);
         case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_supports(op);
         case GGML_CPU_FAMILY_CUSTOM: return custom_supports(op);
+        case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_supports(op);
         default:                     return false;
     }
 }
@@ -197,6 +210,7 @@ size_t ggml_cpu_op_work_size(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_ATTN:   return ggml_cpu_attn_work_size(op, n_threads);
         case GGML_CPU_FAMILY_MOE:    return ggml_cpu_moe_work_size(op, n_threads);
         case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_work_size(op, n_threads);
+        case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_work_size(op, n_threads);
         default:                     return 0;
     }
 }
@@ -216,6 +230,7 @@ int ggml_cpu_op_n_tasks(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_MOE:    n = ggml_cpu_moe_n_tasks(op, n_threads);    break;
         case GGML_CPU_FAMILY_MISC:   n = ggml_cpu_misc_n_tasks(op, n_threads);   break;
         case GGML_CPU_FAMILY_CUSTOM: n = custom_n_tasks(op, n_threads);          break;
+        case GGML_CPU_FAMILY_BACKWARD: n = ggml_cpu_backward_n_tasks(op, n_threads); break;
         default:                     n = 1;                                      break;
     }
     if (n > n_threads) {
@@ -239,6 +254,7 @@ enum ggml_status ggml_cpu_op_forward(const struct ggml_compute_params * params, 
         case GGML_CPU_FAMILY_MOE:    return ggml_cpu_moe_forward(params, op);
         case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_forward(params, op);
         case GGML_CPU_FAMILY_CUSTOM: return custom_forward(params, op);
+        case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_forward(params, op);
         default:
             if (params->ith == 0) {
                 ggml_cpu_log_unsupported(__func__, -1, op);

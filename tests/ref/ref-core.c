@@ -215,6 +215,10 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_ADD_ID,
     GGML_OP_CUMSUM, GGML_OP_TRI, GGML_OP_FILL, GGML_OP_DIAG, GGML_OP_ROLL, GGML_OP_PAD_REFLECT_1D,
     GGML_OP_TIMESTEP_EMBEDDING, GGML_OP_POOL_1D,
+    // training (ref-backward.c)
+    GGML_OP_REPEAT_BACK, GGML_OP_SILU_BACK, GGML_OP_RMS_NORM_BACK, GGML_OP_GET_ROWS_BACK, GGML_OP_SOFT_MAX_BACK,
+    GGML_OP_COUNT_EQUAL, GGML_OP_CROSS_ENTROPY_LOSS, GGML_OP_CROSS_ENTROPY_LOSS_BACK, GGML_OP_OPT_STEP_ADAMW,
+    GGML_OP_OPT_STEP_SGD, GGML_OP_ROPE_BACK, GGML_OP_POOL_2D_BACK,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -270,7 +274,8 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
     switch (node->op) {
         case GGML_OP_UNARY: return ggml_ref_unary_covered((enum ggml_unary_op) ggml_ref_param_i32(node, 0));
         case GGML_OP_GLU:   return ggml_ref_glu_covered((enum ggml_glu_op) ggml_ref_param_i32(node, 0));
-        case GGML_OP_ROPE:  return ref_rope_mode_ok(ggml_ref_param_i32(node, 2));
+        case GGML_OP_ROPE:
+        case GGML_OP_ROPE_BACK: return ref_rope_mode_ok(ggml_ref_param_i32(node, 2));
         case GGML_OP_POOL_2D: {
             const int op = ggml_ref_param_i32(node, 0);
             return op == GGML_OP_POOL_MAX || op == GGML_OP_POOL_AVG;
@@ -365,6 +370,7 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_SOFT_MAX:
             return ggml_ref_op_softmax(node, out, err, err_size);
         case GGML_OP_ROPE:
+        case GGML_OP_ROPE_BACK:
             return ggml_ref_op_rope(node, out, err, err_size);
         case GGML_OP_IM2COL:
         case GGML_OP_CONV_2D:
@@ -384,6 +390,18 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_TIMESTEP_EMBEDDING:
         case GGML_OP_POOL_1D:
             return ggml_ref_op_misc(node, out, err, err_size);
+        case GGML_OP_REPEAT_BACK:
+        case GGML_OP_SILU_BACK:
+        case GGML_OP_RMS_NORM_BACK:
+        case GGML_OP_GET_ROWS_BACK:
+        case GGML_OP_SOFT_MAX_BACK:
+        case GGML_OP_COUNT_EQUAL:
+        case GGML_OP_CROSS_ENTROPY_LOSS:
+        case GGML_OP_CROSS_ENTROPY_LOSS_BACK:
+        case GGML_OP_OPT_STEP_ADAMW:
+        case GGML_OP_OPT_STEP_SGD:
+        case GGML_OP_POOL_2D_BACK:
+            return ggml_ref_op_backward(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }

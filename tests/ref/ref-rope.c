@@ -26,6 +26,7 @@ struct ref_rope_params {
     int    sections[4];
     double theta_scale;
     double corr[2];
+    double sin_sign; // -1 for ROPE_BACK (the transposed rotation)
 };
 
 // cos and sin (scaled by the magnitude factor) of angle theta_extrap for pair p
@@ -39,7 +40,7 @@ static void ref_rope_yarn(const struct ref_rope_params * rp, double theta_extrap
         mscale *= 1.0 + 0.1*log(1.0/rp->freq_scale);
     }
     *c = cos(theta)*mscale;
-    *s = sin(theta)*mscale;
+    *s = sin(theta)*mscale*rp->sin_sign;
 }
 
 // The angle before YaRN and freq factors for pair p, given the positions of the row.
@@ -114,6 +115,7 @@ bool ggml_ref_op_rope(const struct ggml_tensor * node, double * out, char * err,
     }
 
     struct ref_rope_params rp;
+    rp.sin_sign    = node->op == GGML_OP_ROPE_BACK ? -1.0 : 1.0;
     rp.n_dims      = ggml_ref_param_i32(node, 1);
     rp.mode        = ggml_ref_param_i32(node, 2);
     rp.n_ctx_orig  = ggml_ref_param_i32(node, 4);
