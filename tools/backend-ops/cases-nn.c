@@ -235,6 +235,21 @@ static int64_t conv_out_size(int64_t in, int64_t k, int s, int p, int d) {
     return (in + 2*p - d*(k - 1) - 1)/s + 1;
 }
 
+// Whether some output position of an axis reads an input element (not only padding): a geometry
+// whose outputs are all padding computes zeros, which no error bound can judge.
+static bool conv_axis_reads_input(int64_t n, int64_t k, int s, int p, int d) {
+    const int64_t n_out = conv_out_size(n, k, s, p, d);
+    for (int64_t o = 0; o < n_out; o++) {
+        for (int64_t t = 0; t < k; t++) {
+            const int64_t x = o*s - p + t*d;
+            if (x >= 0 && x < n) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 // Small odd shapes against paddings larger than the kernel, strides and dilations 1..3: output
 // rows shorter than a position tile, so that a tile spans many rows, each partly padding. Every
 // (stride, dilation) pair of an axis appears; the paddings and shapes rotate with it. The first
@@ -252,7 +267,7 @@ static bool cases_conv_sweep(struct bop_cases * list) {
         const int64_t * kn = kern[(sd / 5) % 4];
         const int * pd = pads[(sd / 2) % 5];
         const int p[7] = { s0, s1, pd[0], pd[1], d0, d1, 1 };
-        if (conv_out_size(dn[0], kn[0], s0, pd[0], d0) <= 0 || conv_out_size(dn[1], kn[1], s1, pd[1], d1) <= 0) {
+        if (!conv_axis_reads_input(dn[0], kn[0], s0, pd[0], d0) || !conv_axis_reads_input(dn[1], kn[1], s1, pd[1], d1)) {
             continue;
         }
         const int64_t nk[4] = { kn[0], kn[1], dn[2], oc };
