@@ -431,7 +431,8 @@ static double elem(const tensor * t, int64_t j) {
     const int64_t i1 = (j / t->ne[0]) % t->ne[1];
     const int64_t i2 = (j / (t->ne[0] * t->ne[1])) % t->ne[2];
     const int64_t i3 = j / (t->ne[0] * t->ne[1] * t->ne[2]);
-    return ggml_ref_get(t, i0, i1, i2, i3);
+    // quantized results (DUP/CONT of quantized tensors) are read from their blocks
+    return ggml_is_quantized(t->type) ? ggml_ref_get_q(t, i0, i1, i2, i3) : ggml_ref_get(t, i0, i1, i2, i3);
 }
 
 static bool same_value(double a, double b, double tol, double scale) {
