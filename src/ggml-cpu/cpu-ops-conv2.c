@@ -4,14 +4,18 @@
 // everything is accumulated in float.
 //
 // IM2COL_3D and CONV_3D gather one column (IC*KD*KH*KW values) per output position; CONV_3D then
-// takes one dot product per output channel with the kernel widened to a float matrix [OC][K].
+// multiplies the kernel, as a float matrix [OC][K], by a tile of such columns with the matrix
+// product's packed GEMM (matmul-impl.h), writing straight into the output planes (few channels
+// or a short K: one dot product per channel and position instead).
 // CONV_2D_DW accumulates one output row at a time (each kernel tap adds a strided run of the
-// input row). The transposed convolutions scatter: both operands are first rearranged as float
-// with the input channels adjacent, then each input position adds, for every kernel tap, one
-// dot product over the input channels to its output; the threads own whole output rows or planes.
+// input row). The transposed convolutions scatter: both operands are first widened to float,
+// then every kernel tap adds its weight times each input row to the output row it lands on (an
+// axpy); the threads own whole output planes.
 
 #include "cpu-ops-conv2.h"
 #include "cpu-ops-nn.h"
+#include "cpu-kernels.h"
+#include "matmul-impl.h"
 
 #include <string.h>
 
@@ -89,8 +93,16 @@ static void cv3_gather(nn_vf vf, const struct cv3 * g, const struct ggml_tensor 
                     continue;
                 }
                 cv2_zero(out, kw0);
-                ggml_vec_load_f32(vf, b->type, plane + iz*b->nb[2] + iy*b->nb[1] + ix0*b->nb[0],
-                        (size_t) g->d0*b->nb[0], kw1 - kw0, out + kw0);
+                const char * src = plane + iz*b->nb[2] + iy*b->nb[1] + ix0*b->nb[0];
+                const size_t step = (size_t) g->d0*b->nb[0];
+                if (b->type == GGML_TYPE_F32) {
+                    // runs are a kernel row (a few values): copied inline, not through a call
+                    for (int64_t i = 0; i < kw1 - kw0; i++) {
+                        memcpy(out + kw0 + i, src + (size_t) i*step, sizeof(float));
+                    }
+                } else {
+                    ggml_vec_load_f32(vf, b->type, src, step, kw1 - kw0, out + kw0);
+                }
                 cv2_zero(out + kw1, g->KW - kw1);
             }
         }
@@ -198,6 +210,76 @@ static size_t conv3d_kernel_bytes(const struct ggml_tensor * op) {
     return conv3d_kernel_direct(op->src[0]) ? 0 : cv2_floats(ggml_nelements(op->src[0]));
 }
 
+// The GEMM path: at least 8 output channels and K >= 32, and output planes of packed rows (the
+// GEMM writes plane oc at a stride of whole floats).
+static bool conv3d_use_gemm(const struct ggml_tensor * op) {
+    const int64_t OC = ggml_get_op_params_i32(op, 11);
+    return OC >= 8 && conv3d_K(op) >= 32 && op->nb[0] == sizeof(float) && op->nb[1] == (size_t) op->ne[0]*sizeof(float) &&
+           op->nb[2] == (size_t) op->ne[1]*op->nb[1] && op->nb[3] % sizeof(float) == 0;
+}
+
+// positions per GEMM tile: about 1 MiB of columns, 16 .. GGML_MM_NC, a multiple of 16
+static int64_t conv3d_tile(const struct ggml_tensor * op) {
+    const int64_t K = conv3d_K(op);
+    int64_t P = (262144 / (K > 0 ? K : 1)) / 16 * 16;
+    P = P < 16 ? 16 : (P > GGML_MM_NC ? GGML_MM_NC : P);
+    const int64_t n_pos = (op->ne[0]*op->ne[1]*op->ne[2] + 15) / 16 * 16;
+    return P < n_pos ? P : (n_pos > 0 ? n_pos : 16);
+}
+
+static size_t conv3d_thread_bytes(const struct ggml_tensor * op) {
+    if (conv3d_use_gemm(op)) {
+        return GGML_PAD((size_t) (conv3d_tile(op)*conv3d_K(op))*sizeof(float), 64) + GGML_MM_GEMM_SCRATCH*sizeof(float) + 64;
+    }
+    return cv2_floats(conv3d_K(op));
+}
+
+// items (image, tile of positions, block of output channels), pulled dynamically
+static void conv3d_forward_gemm(const struct ggml_compute_params * params, struct ggml_tensor * op,
+        const struct cv3 * g, int64_t OC, const float * kf, float * scratch) {
+    const struct ggml_tensor * b = op->src[1];
+    const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_get(params->use_ref);
+    const int64_t K = conv3d_K(op);
+    const int64_t P = conv3d_tile(op);
+    float * cols    = scratch;                                                             // [P][K]
+    float * gemm_sc = (float *) ((char *) scratch + GGML_PAD((size_t) (P*K)*sizeof(float), 64));
+
+    const int64_t n_pos   = g->OW*g->OH*g->OD;
+    const int64_t n_tiles = (n_pos + P - 1) / P;
+    const int64_t MR      = kt->mm->mr;
+    int64_t n_ocb = (4*(int64_t) params->nth + n_tiles*g->N - 1) / (n_tiles*g->N);
+    const int64_t max_ocb = OC / 64 > 1 ? OC / 64 : 1;
+    n_ocb = n_ocb < 1 ? 1 : (n_ocb > max_ocb ? max_ocb : n_ocb);
+    int64_t ocb = (OC + n_ocb - 1) / n_ocb;
+    ocb = (ocb + MR - 1) / MR * MR;
+    n_ocb = (OC + ocb - 1) / ocb;
+
+    const struct ggml_mm_src a_src = { (const char *) cols, GGML_TYPE_F32, K*(int64_t) sizeof(float), (int64_t) sizeof(float) };
+    const struct ggml_mm_src k_src = { (const char *) kf,   GGML_TYPE_F32, K*(int64_t) sizeof(float), (int64_t) sizeof(float) };
+    const int64_t ldc = (int64_t) (op->nb[3] / sizeof(float));
+    const int64_t n_items = g->N*n_tiles*n_ocb;
+    int64_t gathered = -1; // the (image, tile) whose columns are in cols
+    for (int64_t it = ggml_cpu_chunk_next(params->threadpool); it < n_items; it = ggml_cpu_chunk_next(params->threadpool)) {
+        const int64_t o  = it % n_ocb;
+        const int64_t nt = it / n_ocb;
+        const int64_t t  = nt % n_tiles;
+        const int64_t n  = nt / n_tiles;
+        const int64_t q0 = t*P;
+        const int64_t np = n_pos - q0 < P ? n_pos - q0 : P;
+        if (nt != gathered) {
+            for (int64_t i = 0; i < np; i++) {
+                const int64_t q = q0 + i;
+                cv3_gather(kt->vec, g, b, q % g->OW, (q / g->OW) % g->OH, q / (g->OW*g->OH), n, cols + i*K);
+            }
+            gathered = nt;
+        }
+        const int64_t m0 = o*ocb;
+        const int64_t mm = OC - m0 < ocb ? OC - m0 : ocb;
+        float * c = (float *) ((char *) op->data + (n*OC + m0)*op->nb[3]) + q0;
+        ggml_mm_gemm_block(kt->mm, &a_src, &k_src, m0, mm, 0, np, K, c, ldc, gemm_sc);
+    }
+}
+
 static void conv3d_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     const struct ggml_tensor * k = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -225,7 +307,13 @@ static void conv3d_forward(const struct ggml_compute_params * params, struct ggm
         ggml_cpu_barrier(params->threadpool);
         kf = kw;
     }
-    float * col = params->wdata ? (float *) ((char *) params->wdata + kbytes + (size_t) params->ith*cv2_floats(K)) : NULL;
+    char * mine = params->wdata ? (char *) params->wdata + kbytes + (size_t) params->ith*conv3d_thread_bytes(op) : NULL;
+    if (conv3d_use_gemm(op)) {
+        // the GEMM's scratch wants 64-byte alignment
+        conv3d_forward_gemm(params, op, &g, OC, kf, (float *) GGML_PAD((uintptr_t) mine, 64));
+        return;
+    }
+    float * col = (float *) mine;
 
     // output positions (ox, oy, oz, n)
     const int64_t n_pos = g.OW*g.OH*g.OD*g.N;
@@ -323,8 +411,8 @@ static void dw_forward(const struct ggml_compute_params * params, struct ggml_te
 }
 
 //
-// The transposed convolutions. Their scratch holds the kernel as float [OC][taps][IC] and the
-// input as float [positions][IC], written by all threads (a share each) before a barrier.
+// The transposed convolutions. Their scratch holds the kernel as float [OC][IC][taps] and the
+// input as float [N][IC][positions], written by all threads (a share each) before a barrier.
 //
 
 // CONV_TRANSPOSE_1D: kernel [K, OC, IC], data [L, IC] -> F32 [(L - 1)*s0 + K, OC]
@@ -388,39 +476,33 @@ static void ct_forward(const struct ggml_compute_params * params, struct ggml_te
     const bool is_1d = op->op == GGML_OP_CONV_TRANSPOSE_1D;
     const int64_t IC = g.IC;
     char  * w  = (char *) params->wdata; // NULL when there is nothing to rearrange
-    float * kt = w ? (float *) w : NULL;                             // [OC][KH][KW][IC]
-    float * xt = w ? (float *) (w + ct_kernel_floats(&g)) : NULL;    // [N][H][W][IC]
+    float * kt = w ? (float *) w : NULL;                             // [OC][IC][KH][KW]
+    float * xt = w ? (float *) (w + ct_kernel_floats(&g)) : NULL;    // [N][IC][H][W]
 
-    if (IC > 0 && w != NULL) {
-        // kernel: (oc, ky) rows of KW taps for one ic, written at stride IC
+    if (w != NULL) {
+        // kernel rows (kx runs of one (oc, ic, ky)) and input rows (x runs of one (n, ic, y))
         int64_t r0, r1;
-        ggml_cpu_split_range(g.OC*g.KH*IC, params->ith, params->nth, &r0, &r1);
+        ggml_cpu_split_range(g.OC*IC*g.KH, params->ith, params->nth, &r0, &r1);
         for (int64_t r = r0; r < r1; r++) {
-            const int64_t ic = r % IC;
-            const int64_t ky = (r / IC) % g.KH;
-            const int64_t oc = r / (IC*g.KH);
+            const int64_t ky = r % g.KH;
+            const int64_t ic = (r / g.KH) % IC;
+            const int64_t oc = r / (g.KH*IC);
             const char * src = (const char *) k->data + (is_1d ? oc*k->nb[1] + ic*k->nb[2] : ky*k->nb[1] + oc*k->nb[2] + ic*k->nb[3]);
-            float * dst = kt + ((oc*g.KH + ky)*g.KW)*IC + ic;
-            for (int64_t kx = 0; kx < g.KW; kx++) {
-                dst[kx*IC] = ggml_vec_load_elem(k->type, src + kx*k->nb[0]);
-            }
+            ggml_vec_load_f32(vf, k->type, src, k->nb[0], g.KW, kt + r*g.KW);
         }
-        // input: rows (y, ic, n) of W positions, written at stride IC
-        ggml_cpu_split_range(g.N*g.H*IC, params->ith, params->nth, &r0, &r1);
+        ggml_cpu_split_range(g.N*IC*g.H, params->ith, params->nth, &r0, &r1);
         for (int64_t r = r0; r < r1; r++) {
             const int64_t y  = r % g.H;
             const int64_t ic = (r / g.H) % IC;
             const int64_t n  = r / (g.H*IC);
             const char * src = (const char *) b->data + (is_1d ? ic*b->nb[1] : y*b->nb[1] + ic*b->nb[2] + n*b->nb[3]);
-            float * dst = xt + ((n*g.H + y)*g.W)*IC + ic;
-            for (int64_t x = 0; x < g.W; x++) {
-                dst[x*IC] = ggml_vec_load_elem(b->type, src + x*b->nb[0]);
-            }
+            ggml_vec_load_f32(vf, b->type, src, b->nb[0], g.W, xt + r*g.W);
         }
     }
     ggml_cpu_barrier(params->threadpool);
 
-    // items: output planes (oc, n), each owned by one thread
+    // items: output planes (oc, n), each owned by one thread. Every kernel tap (ic, ky, kx) adds
+    // w * input row y to output row y*s + ky from column kx on (a plain axpy at stride 1).
     const int64_t OW = op->ne[0], OH = is_1d ? 1 : op->ne[1];
     int64_t p0, p1;
     ggml_cpu_split_range(g.OC*g.N, params->ith, params->nth, &p0, &p1);
@@ -429,18 +511,25 @@ static void ct_forward(const struct ggml_compute_params * params, struct ggml_te
         const int64_t n  = p / g.OC;
         float * plane = (float *) ((char *) op->data + oc*op->nb[is_1d ? 1 : 2] + (is_1d ? 0 : n*op->nb[3]));
         cv2_zero(plane, OW*OH);
-        if (IC == 0 || w == NULL) {
+        if (w == NULL) {
             continue;
         }
-        const float * kern = kt + oc*g.KH*g.KW*IC;
-        for (int64_t y = 0; y < g.H; y++) {
-            for (int64_t x = 0; x < g.W; x++) {
-                const float * xv = xt + ((n*g.H + y)*g.W + x)*IC;
-                for (int64_t ky = 0; ky < g.KH; ky++) {
-                    float * out = plane + (y*g.s + ky)*OW + x*g.s;
-                    const float * kr = kern + ky*g.KW*IC;
-                    for (int64_t kx = 0; kx < g.KW; kx++) {
-                        out[kx] += vf->dot_f32(IC, xv, kr + kx*IC);
+        for (int64_t ic = 0; ic < IC; ic++) {
+            const float * xin = xt + (n*IC + ic)*g.H*g.W;
+            const float * kin = kt + (oc*IC + ic)*g.KH*g.KW;
+            for (int64_t ky = 0; ky < g.KH; ky++) {
+                for (int64_t kx = 0; kx < g.KW; kx++) {
+                    const float wk = kin[ky*g.KW + kx];
+                    for (int64_t y = 0; y < g.H; y++) {
+                        float * out = plane + (y*g.s + ky)*OW + kx;
+                        const float * xr = xin + y*g.W;
+                        if (g.s == 1) {
+                            vf->mad_f32(g.W, out, xr, wk);
+                        } else {
+                            for (int64_t x = 0; x < g.W; x++) {
+                                out[x*g.s] += wk*xr[x];
+                            }
+                        }
                     }
                 }
             }
@@ -466,7 +555,7 @@ bool ggml_cpu_conv2_supports(const struct ggml_tensor * op) {
 size_t ggml_cpu_conv2_work_size(const struct ggml_tensor * op, int n_threads) {
     switch (op->op) {
         case GGML_OP_IM2COL_3D:  return cv2_floats(op->ne[0])*(size_t) n_threads;
-        case GGML_OP_CONV_3D:    return conv3d_kernel_bytes(op) + cv2_floats(conv3d_K(op))*(size_t) n_threads;
+        case GGML_OP_CONV_3D:    return conv3d_kernel_bytes(op) + conv3d_thread_bytes(op)*(size_t) n_threads;
         case GGML_OP_CONV_2D_DW: return dw_thread_bytes(op)*(size_t) n_threads;
         case GGML_OP_CONV_TRANSPOSE_1D:
         case GGML_OP_CONV_TRANSPOSE_2D: return ct_work_size(op);

@@ -341,6 +341,15 @@ static bool cases_conv_3d(struct bop_cases * list) {
     }
     static const int p1[9] = { 1, 1, 1, 0, 0, 0, 1, 1, 1 };
     static const int pc[9] = { 2, 1, 1, 1, 0, 2, 1, 2, 1 };
+    static const int pg[9] = { 1, 2, 1, 1, 1, 0, 1, 1, 2 };
+    // ours: the GEMM path (>= 8 output channels, K >= 32): several position tiles, channel blocks
+    // split between threads (130 channels), a channel count that is no multiple of the register tile
+    if (!add_conv_3d(list, GGML_TYPE_F32, 2, 5, 6, 7, 9, 19, 3, 3, 3, pg, true) ||
+        !add_conv_3d(list, GGML_TYPE_F16, 1, 4, 5, 9, 30, 11, 2, 3, 3, pg, true) ||
+        !add_conv_3d(list, GGML_TYPE_F32, 1, 2, 4, 5, 6, 130, 3, 3, 3, p1, true) ||
+        !add_conv_3d(list, GGML_TYPE_F32, 1, 64, 3, 12, 10, 8, 3, 3, 3, pc, true)) {
+        return false;
+    }
     for (int t = 0; t < 2; t++) {
         // kernel size 1, and the composite (one image: its result rows are ordered for N = 1 and N > 1 alike)
         if (!add_conv_3d(list, kt[t], 1, 4, 8, 8, 8, 8, 1, 1, 1, p1, true) ||
