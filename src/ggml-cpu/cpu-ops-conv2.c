@@ -8,7 +8,7 @@
 // product's packed GEMM (matmul-impl.h), writing straight into the output planes (few channels
 // or a short K: one dot product per channel and position instead).
 // CONV_2D_DW accumulates one output row at a time (each kernel tap adds a strided run of the
-// input row). The transposed convolutions scatter: both operands are first widened to float,
+// input row); with the channels adjacent in memory, one position at a time over all channels. The transposed convolutions scatter: both operands are first widened to float,
 // then every kernel tap adds its weight times each input row to the output row it lands on (an
 // axpy); the threads own whole output planes.
 
@@ -349,9 +349,70 @@ static bool dw_supports(const struct ggml_tensor * op) {
            k->ne[2] == 1 && k->ne[3] == b->ne[2] && op->ne[2] == b->ne[2] && op->ne[3] == b->ne[3];
 }
 
+// channel-adjacent F32 data and result (the family's CWHN layout): a run of C floats per position
+static bool dw_cwhn(const struct ggml_tensor * op) {
+    const struct ggml_tensor * b = op->src[1];
+    return b->type == GGML_TYPE_F32 && op->type == GGML_TYPE_F32 && b->nb[2] == sizeof(float) &&
+           op->nb[2] == sizeof(float) && b->nb[0] % sizeof(float) == 0 && op->nb[0] % sizeof(float) == 0;
+}
+
 static size_t dw_thread_bytes(const struct ggml_tensor * op) {
     const struct ggml_tensor * k = op->src[0];
+    if (dw_cwhn(op)) {
+        return cv2_floats(k->ne[0]*k->ne[1]*op->ne[2]) + cv2_floats(op->ne[2]);
+    }
     return cv2_floats(k->ne[0]*k->ne[1]) + cv2_floats(op->ne[0]) + cv2_floats(op->src[1]->ne[0]);
+}
+
+// CWHN: items are output rows (oy, n); each position sums KH*KW runs of C channels, the kernel
+// taps transposed to [tap][C] (each thread its own copy: KH*KW*C floats)
+static void dw_forward_cwhn(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * k = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    const int64_t s0 = ggml_get_op_params_i32(op, 0), s1 = ggml_get_op_params_i32(op, 1);
+    const int64_t p0 = ggml_get_op_params_i32(op, 2), p1 = ggml_get_op_params_i32(op, 3);
+    const int64_t d0 = ggml_get_op_params_i32(op, 4), d1 = ggml_get_op_params_i32(op, 5);
+    const int64_t KW = k->ne[0], KH = k->ne[1];
+    const int64_t IW = b->ne[0], IH = b->ne[1];
+    const int64_t OW = op->ne[0], OH = op->ne[1], C = op->ne[2];
+
+    char * buf = (char *) params->wdata + (size_t) params->ith*dw_thread_bytes(op);
+    float * kt  = (float *) buf;
+    float * acc = (float *) (buf + cv2_floats(KW*KH*C));
+    for (int64_t c = 0; c < C; c++) {
+        for (int64_t ky = 0; ky < KH; ky++) {
+            for (int64_t kx = 0; kx < KW; kx++) {
+                kt[(ky*KW + kx)*C + c] = ggml_vec_load_elem(k->type, (const char *) k->data + kx*k->nb[0] + ky*k->nb[1] + c*k->nb[3]);
+            }
+        }
+    }
+    int64_t r0, r1;
+    ggml_cpu_split_range(OH*op->ne[3], params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t oy = r % OH;
+        const int64_t n  = r / OH;
+        for (int64_t ox = 0; ox < OW; ox++) {
+            cv2_zero(acc, C);
+            for (int64_t ky = 0; ky < KH; ky++) {
+                const int64_t iy = oy*s1 + ky*d1 - p1;
+                if (iy < 0 || iy >= IH) {
+                    continue;
+                }
+                for (int64_t kx = 0; kx < KW; kx++) {
+                    const int64_t ix = ox*s0 + kx*d0 - p0;
+                    if (ix < 0 || ix >= IW) {
+                        continue;
+                    }
+                    const float * x = (const float *) ((const char *) b->data + ix*b->nb[0] + iy*b->nb[1] + n*b->nb[3]);
+                    const float * w = kt + (ky*KW + kx)*C;
+                    for (int64_t c = 0; c < C; c++) {
+                        acc[c] += w[c]*x[c];
+                    }
+                }
+            }
+            memcpy((char *) op->data + ox*op->nb[0] + oy*op->nb[1] + n*op->nb[3], acc, (size_t) C*sizeof(float));
+        }
+    }
 }
 
 static void dw_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
@@ -365,6 +426,10 @@ static void dw_forward(const struct ggml_compute_params * params, struct ggml_te
     const int64_t IW = b->ne[0], IH = b->ne[1];
     const int64_t OW = op->ne[0], OH = op->ne[1], C = op->ne[2];
 
+    if (dw_cwhn(op)) {
+        dw_forward_cwhn(params, op);
+        return;
+    }
     char * buf = (char *) params->wdata + (size_t) params->ith*dw_thread_bytes(op);
     float * kern = (float *) buf;
     float * acc  = (float *) (buf + cv2_floats(KW*KH));

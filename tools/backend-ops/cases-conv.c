@@ -138,11 +138,11 @@ static struct ggml_tensor * build_dw(struct bop_graph * g, const struct bop_case
     struct ggml_tensor * a;
     struct ggml_tensor * b;
     if (c->i[7]) {
-        const int64_t nkc[4] = { nk[3], nk[0], nk[1], nk[2] };
+        const int64_t nkc[4] = { nk[3], nk[2], nk[0], nk[1] };
         const int64_t ndc[4] = { nd[2], nd[0], nd[1], nd[3] };
         a = bops_input_c(g, c->t[0], nkc);
         b = bops_input_c(g, GGML_TYPE_F32, ndc);
-        a = a ? ggml_permute(g->ctx, a, 3, 0, 1, 2) : NULL;
+        a = a ? ggml_permute(g->ctx, a, 3, 2, 0, 1) : NULL;
         b = b ? ggml_permute(g->ctx, b, 2, 0, 1, 3) : NULL;
     } else {
         a = bops_input_c(g, c->t[0], nk);
@@ -440,7 +440,19 @@ static bool cases_composites(struct bop_cases * list) {
     return true;
 }
 
+// larger perf-only cases after the family's perf list (scaled to run in a moment on one core)
+static bool cases_perf(struct bop_cases * list) {
+    static const int64_t dwd[4] = { 112, 112, 32, 1 }, ctk[4] = { 3, 3, 8, 16 }, ctd[4] = { 64, 64, 16, 1 };
+    static const int dwp[6] = { 1, 1, 1, 1, 1, 1 }, p3[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+    bool ok = true;
+    ok = ok && bops_perf_only(list, add_dw(list, GGML_TYPE_F32, dwd, 3, 3, dwp, true, false));
+    ok = ok && bops_perf_only(list, add_dw(list, GGML_TYPE_F32, dwd, 3, 3, dwp, true, true));
+    ok = ok && bops_perf_only(list, add_ct(list, true, GGML_TYPE_F16, ctk, ctd, 1, BOP_LAYOUT_CONT));
+    ok = ok && bops_perf_only(list, add_conv_3d(list, GGML_TYPE_F32, 1, 32, 8, 38, 26, 64, 3, 3, 3, p3, true));
+    return ok;
+}
+
 bool bops_cases_conv(struct bop_cases * list) {
     return cases_composites(list) && cases_conv_transpose(list) && cases_conv_2d_dw(list) && cases_im2col_3d(list) &&
-           cases_conv_3d(list);
+           cases_conv_3d(list) && cases_perf(list);
 }
