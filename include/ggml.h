@@ -952,6 +952,59 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
             int s0, int s1, int p0, int p1, int d0, int d1);
 
+    // The family's other convolutions (src/ggml-ops-conv.c). The composites build the family's
+    // own graphs (im2col + mul_mat + reshapes); the others are one op each.
+    // 1-D: a [K, IC, OC], b [L, IC, N] -> [OL, OC, N] (im2col + mul_mat; as the family, the
+    // result's rows are ordered correctly for N == 1 only)
+    GGML_API struct ggml_tensor * ggml_conv_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int p0, int d0);
+    // ggml_conv_1d with padding a->ne[0]/2
+    GGML_API struct ggml_tensor * ggml_conv_1d_ph(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s, int d);
+    // depthwise 1-D: a [K, 1, C], b [L, C] -> [OL, C, 1] (im2col + mul_mat)
+    GGML_API struct ggml_tensor * ggml_conv_1d_dw(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int p0, int d0);
+    GGML_API struct ggml_tensor * ggml_conv_1d_dw_ph(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int d0);
+    // GGML_OP_CONV_TRANSPOSE_1D: a [K, OC, IC], b [L, IC] -> F32 [(L - 1)*s0 + K, OC];
+    // p0 must be 0 and d0 1 (as the family); op_params s0, p0, d0
+    GGML_API struct ggml_tensor * ggml_conv_transpose_1d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int s0, int p0, int d0);
+    // GGML_OP_CONV_TRANSPOSE_2D: a [KW, KH, OC, IC], b [W, H, IC, N] -> F32 [(W - 1)*stride + KW,
+    // (H - 1)*stride + KH, OC, N]; op_params stride
+    GGML_API struct ggml_tensor * ggml_conv_transpose_2d_p0(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int stride);
+    // ggml_conv_2d with stride = kernel size, no padding
+    GGML_API struct ggml_tensor * ggml_conv_2d_sk_p0(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // ggml_conv_2d with stride 1 and padding half the kernel
+    GGML_API struct ggml_tensor * ggml_conv_2d_s1_ph(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b);
+    // depthwise 2-D: a [KW, KH, 1, C], b [W, H, C, N] -> [OW, OH, C, N] (im2col + mul_mat)
+    GGML_API struct ggml_tensor * ggml_conv_2d_dw(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int s0, int s1, int p0, int p1, int d0, int d1);
+    // GGML_OP_CONV_2D_DW, the same as one op: a [KW, KH, 1, C], b [W, H, C, N] -> [OW, OH, C, N] of
+    // b's type; when b's channels are adjacent in memory (ggml_is_contiguous_channels) the result
+    // has the same layout. op_params stride0, stride1, pad0, pad1, dilation0, dilation1
+    GGML_API struct ggml_tensor * ggml_conv_2d_dw_direct(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int stride0, int stride1, int pad0, int pad1, int dilation0, int dilation1);
+    // GGML_OP_IM2COL_3D: a [KW, KH, KD, OC*IC] (shape only), b [W, H, D, N*IC] ->
+    // [IC*KD*KH*KW, OW, OH, N*OD] of dst_type (F32 or F16); op_params s0, s1, s2, p0, p1, p2,
+    // d0, d1, d2, IC
+    GGML_API struct ggml_tensor * ggml_im2col_3d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t IC,
+            int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2, enum ggml_type dst_type);
+    // 3-D through im2col_3d + mul_mat: a [KW, KH, KD, OC*IC], b [W, H, D, N*IC] -> [OW, OH, OD, N*OC]
+    GGML_API struct ggml_tensor * ggml_conv_3d(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b, int64_t IC,
+            int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2);
+    // GGML_OP_CONV_3D: the same as one op, F32 result; a [KW, KH, KD, n_channels*n_channels_out],
+    // b [W, H, D, n_channels*n_batch]; op_params s0..s2, p0..p2, d0..d2, n_channels, n_batch, n_channels_out
+    GGML_API struct ggml_tensor * ggml_conv_3d_direct(
+            struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int s0, int s1, int s2, int p0, int p1, int p2, int d0, int d1, int d2,
+            int n_channels, int n_batch, int n_channels_out);
+
     enum ggml_op_pool {
         GGML_OP_POOL_MAX,
         GGML_OP_POOL_AVG,

@@ -14,6 +14,7 @@
 // peak; the tiles are then larger (conv2d_gemm_tile) and the work items split the channels too.
 
 #include "cpu-ops-nn.h"
+#include "cpu-ops-conv2.h"
 #include "cpu-kernels.h"
 #include "matmul-impl.h"
 
@@ -487,7 +488,7 @@ bool ggml_cpu_conv_supports(const struct ggml_tensor * op) {
         case GGML_OP_IM2COL:  return im2col_supports(op);
         case GGML_OP_CONV_2D: return conv2d_supports(op);
         case GGML_OP_POOL_2D: return pool2d_supports(op);
-        default:              return false;
+        default:              return ggml_cpu_conv2_supports(op);
     }
 }
 
@@ -497,8 +498,10 @@ size_t ggml_cpu_conv_work_size(const struct ggml_tensor * op, int n_threads) {
             return GGML_PAD((size_t) op->ne[0]*sizeof(float), GGML_CPU_CACHE_LINE)*(size_t) n_threads;
         case GGML_OP_CONV_2D:
             return conv2d_kernel_bytes(op) + conv2d_thread_bytes(op)*(size_t) n_threads;
-        default:
+        case GGML_OP_POOL_2D:
             return 0;
+        default:
+            return ggml_cpu_conv2_work_size(op, n_threads);
     }
 }
 
@@ -507,7 +510,8 @@ int ggml_cpu_conv_n_tasks(const struct ggml_tensor * op, int n_threads) {
     switch (op->op) {
         case GGML_OP_IM2COL:  n = op->ne[1]*op->ne[2]*op->ne[3]; break;
         case GGML_OP_CONV_2D: return n_threads; // it may meet at a barrier: every thread takes part
-        default:              n = op->ne[1]*op->ne[2]*op->ne[3]; break;
+        case GGML_OP_POOL_2D: n = op->ne[1]*op->ne[2]*op->ne[3]; break;
+        default:              return ggml_cpu_conv2_n_tasks(op, n_threads);
     }
     return n < 1 ? 1 : (n < n_threads ? (int) n : n_threads);
 }
@@ -517,8 +521,6 @@ enum ggml_status ggml_cpu_conv_forward(const struct ggml_compute_params * params
         case GGML_OP_IM2COL:  im2col_forward(params, op); return GGML_STATUS_SUCCESS;
         case GGML_OP_CONV_2D: conv2d_forward(params, op); return GGML_STATUS_SUCCESS;
         case GGML_OP_POOL_2D: pool2d_forward(params, op); return GGML_STATUS_SUCCESS;
-        default:
-            GGML_LOG_ERROR("%s: op %s does not belong to the conv family\n", __func__, ggml_op_desc(op));
-            return GGML_STATUS_FAILED;
+        default:              return ggml_cpu_conv2_forward(params, op);
     }
 }

@@ -215,6 +215,8 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_ADD_ID,
     GGML_OP_CUMSUM, GGML_OP_TRI, GGML_OP_FILL, GGML_OP_DIAG, GGML_OP_ROLL, GGML_OP_PAD_REFLECT_1D,
     GGML_OP_TIMESTEP_EMBEDDING, GGML_OP_POOL_1D,
+    // more convolutions (ref-conv.c)
+    GGML_OP_IM2COL_3D, GGML_OP_CONV_3D, GGML_OP_CONV_2D_DW, GGML_OP_CONV_TRANSPOSE_1D, GGML_OP_CONV_TRANSPOSE_2D,
     // training (ref-backward.c)
     GGML_OP_REPEAT_BACK, GGML_OP_SILU_BACK, GGML_OP_RMS_NORM_BACK, GGML_OP_GET_ROWS_BACK, GGML_OP_SOFT_MAX_BACK,
     GGML_OP_COUNT_EQUAL, GGML_OP_CROSS_ENTROPY_LOSS, GGML_OP_CROSS_ENTROPY_LOSS_BACK, GGML_OP_OPT_STEP_ADAMW,
@@ -375,6 +377,11 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_IM2COL:
         case GGML_OP_CONV_2D:
         case GGML_OP_POOL_2D:
+        case GGML_OP_IM2COL_3D:
+        case GGML_OP_CONV_3D:
+        case GGML_OP_CONV_2D_DW:
+        case GGML_OP_CONV_TRANSPOSE_1D:
+        case GGML_OP_CONV_TRANSPOSE_2D:
             return ggml_ref_op_conv(node, out, err, err_size);
         case GGML_OP_FLASH_ATTN_EXT:
             return ggml_ref_op_attn(node, out, err, err_size);

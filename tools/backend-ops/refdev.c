@@ -189,6 +189,14 @@ static enum ggml_status ref_graph_compute(ggml_backend_t backend, struct ggml_cg
         return GGML_STATUS_FAILED;
     }
     const int n_nodes = ggml_graph_n_nodes(graph);
+    // value faults go to the last node that computes: a result that is a reshape or view of it
+    // (the family's composite convolutions end so) shows them
+    int last_computed = -1;
+    for (int i = 0; i < n_nodes; i++) {
+        if (!bops_is_view_op(ggml_graph_node(graph, i)->op)) {
+            last_computed = i;
+        }
+    }
     for (int i = 0; i < n_nodes; i++) {
         struct ggml_tensor * node = ggml_graph_node(graph, i);
         if (bops_is_view_op(node->op)) {
@@ -203,7 +211,7 @@ static enum ggml_status ref_graph_compute(ggml_backend_t backend, struct ggml_cg
             return GGML_STATUS_FAILED;
         }
         const bool last = i == n_nodes - 1;
-        const int64_t n_store = last ? ref_apply_value_fault(v, n) : n;
+        const int64_t n_store = i == last_computed ? ref_apply_value_fault(v, n) : n;
         const bool ok = ggml_is_quantized(node->type) ? ref_store_quantized(node, v, n_store) : bops_store_tensor(node, v, n_store);
         free(v);
         if (!ok) {
