@@ -136,8 +136,7 @@ bool ggml_ocl_supports_op(struct ggml_ocl_device * d, const struct ggml_tensor *
         return true;
     }
     if (ggml_ocl_quant_claims(op)) {
-        return ggml_ocl_quant_supports(d, op) &&
-               ggml_ocl_program_ready(d, op->op == GGML_OP_MUL_MAT_ID ? GGML_OCL_PROG_QUANT_MM : GGML_OCL_PROG_QUANT);
+        return ggml_ocl_quant_supports(d, op) && ggml_ocl_program_ready(d, ggml_ocl_quant_program(op));
     }
     if (fam == OCL_FAMILY_UNSUPPORTED || !sources_plain(op)) {
         return false;

@@ -1,9 +1,9 @@
 // Quantized weights on the OpenCL device (kernels/quant.cl, GGML_OCL_PROG_QUANT): MUL_MAT with a
 // quantized a (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4; b F32, F16 or BF16, any
 // strides; result F32), GET_ROWS from a table of those types (I32 or I64 indices; result F32, F16
-// or BF16), and CPY / SET_ROWS from F32, F16 or BF16 into Q8_0, Q4_0 or Q4_1 (quantized on the
-// device as the reference quantizers do). The blocks are dequantized in registers inside the
-// kernels. MUL_MAT_ID (any weights) is routed here too and runs on ocl-quant-mm.c's kernels.
+// or BF16), and CPY / SET_ROWS from F32, F16 or BF16 into every one of those types (quantized on
+// the device as the reference quantizers do: kernels/quant_store.cl). The blocks are dequantized
+// in registers inside the kernels. MUL_MAT_ID (any weights) is routed here too and runs on ocl-quant-mm.c's kernels.
 // The op dispatcher (ocl-ops.c) routes a node here when ggml_ocl_quant_claims says so; the other
 // quantized types and ops stay unsupported.
 
@@ -28,8 +28,21 @@ static bool type_supported(enum ggml_type t) {
     }
 }
 
+// the device quantizes into every type it reads (quant_store.cl)
 static bool type_quantizable(enum ggml_type t) {
-    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q4_1;
+    return type_supported(t);
+}
+
+enum ggml_ocl_prog ggml_ocl_quant_program(const struct ggml_tensor * op) {
+    switch (op->op) {
+        case GGML_OP_MUL_MAT_ID:
+            return GGML_OCL_PROG_QUANT_MM;
+        case GGML_OP_CPY:
+        case GGML_OP_SET_ROWS:
+            return GGML_OCL_PROG_QUANT_STORE;
+        default:
+            return GGML_OCL_PROG_QUANT;
+    }
 }
 
 bool ggml_ocl_quant_claims(const struct ggml_tensor * op) {
@@ -122,7 +135,7 @@ enum ggml_status ggml_ocl_quant_compute(struct ggml_ocl_backend * be, struct ggm
     }
     if (op->op == GGML_OP_CPY || op->op == GGML_OP_SET_ROWS) {
         const bool set = op->op == GGML_OP_SET_ROWS;
-        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT, set ? "k_set_rows_q" : "k_cpy_to_q")) {
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_STORE, set ? "k_set_rows_q" : "k_cpy_to_q")) {
             return GGML_STATUS_FAILED;
         }
         ggml_ocl_arg_tensor(&a, op->src[0]);
