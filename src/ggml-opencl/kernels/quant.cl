@@ -197,3 +197,41 @@ __kernel void k_get_rows_q(__global const uchar * a, tdesc ad, __global const ch
         store_f(TPTR(dst, dd, s*QK + j, i1, i2, i3), dd.type, v[j]);
     }
 }
+
+// CPY / DUP / CONT of a quantized tensor: into a float tensor of the same shape (dequantized; one
+// work-item per 32 values), or into one of the same type (the blocks copied; one work-item per
+// block): dim 0 whole blocks stored contiguously on both sides, dims 1-3 any strides (permutations)
+__kernel void k_cpy_from_q(__global const uchar * a, tdesc ad, __global char * dst, tdesc dd) {
+    const long ng = dd.ne[0] / QK;
+    long it = get_global_id(0);
+    if (it >= ng * dd.ne[1] * dd.ne[2] * dd.ne[3]) {
+        return;
+    }
+    const long s = it % ng; it /= ng;
+    const long i1 = it % dd.ne[1]; it /= dd.ne[1];
+    const long i2 = it % dd.ne[2];
+    const long i3 = it / dd.ne[2];
+    float v[QK];
+    dequant32(a + ad.offs + i1*ad.nb[1] + i2*ad.nb[2] + i3*ad.nb[3], ad.type, s, v);
+    for (int j = 0; j < QK; j++) {
+        store_f(TPTR(dst, dd, s*QK + j, i1, i2, i3), dd.type, v[j]);
+    }
+}
+
+__kernel void k_cpy_q_blocks(__global const uchar * a, tdesc ad, __global uchar * dst, tdesc dd, int bvalues) {
+    const int bytes = qblock_bytes(ad.type);
+    const long nb0 = dd.ne[0] / bvalues;
+    long it = get_global_id(0);
+    if (it >= nb0 * dd.ne[1] * dd.ne[2] * dd.ne[3]) {
+        return;
+    }
+    const long b = it % nb0; it /= nb0;
+    const long i1 = it % dd.ne[1]; it /= dd.ne[1];
+    const long i2 = it % dd.ne[2];
+    const long i3 = it / dd.ne[2];
+    const __global uchar * p = a + ad.offs + i1*ad.nb[1] + i2*ad.nb[2] + i3*ad.nb[3] + b*bytes;
+    __global uchar * q = dst + dd.offs + i1*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + b*bytes;
+    for (int j = 0; j < bytes; j++) {
+        q[j] = p[j];
+    }
+}
