@@ -182,6 +182,15 @@ enum ggml_status ggml_ocl_graph_compute(struct ggml_ocl_backend * be, struct ggm
         if (node == NULL || node_is_noop(node)) {
             continue;
         }
+        const int fused = ggml_ocl_fuse(be, graph, i, &status);
+        if (fused > 0) {
+            if (status != GGML_STATUS_SUCCESS) {
+                GGML_LOG_ERROR("%s: %s: nodes %d-%d (fused, from '%s', %s) failed; the graph stops here\n",
+                    __func__, be->name, i, i + fused - 1, node->name, ggml_op_desc(node));
+            }
+            i += fused - 1;
+            continue;
+        }
         status = ggml_ocl_quant_claims(node) ? ggml_ocl_quant_compute(be, node) : families[family_of(node)].compute(be, node);
         if (status != GGML_STATUS_SUCCESS) {
             GGML_LOG_ERROR("%s: %s: node %d ('%s', %s) failed; the graph stops here\n",
