@@ -104,6 +104,45 @@ __kernel void k_vrms_norm(__global const float * a, ulong oa, __global float * d
     }
 }
 
+// NORM, one work-item per row (CPU devices): the mean, then the variance of the centered values
+// (a second pass: no cancellation), dst row = (a row - mean) / sqrt(variance + eps)
+__kernel void k_vnorm(__global const float * a, ulong oa, __global float * d, ulong od, long ne0, float eps) {
+    const long r = get_global_id(0);
+    const __global float * x = a + oa + r*ne0;
+    __global float * z = d + od + r*ne0;
+    const long n16 = ne0 / 16;
+    float16 acc = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        acc += vload16(k, x);
+    }
+    float8 h = acc.lo + acc.hi;
+    float4 q = h.lo + h.hi;
+    float s = (q.x + q.y) + (q.z + q.w);
+    for (long k = n16*16; k < ne0; k++) {
+        s += x[k];
+    }
+    const float mean = s / (float) ne0;
+    acc = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        const float16 v = vload16(k, x) - mean;
+        acc = fma(v, v, acc);
+    }
+    h = acc.lo + acc.hi;
+    q = h.lo + h.hi;
+    float v2 = (q.x + q.y) + (q.z + q.w);
+    for (long k = n16*16; k < ne0; k++) {
+        const float v = x[k] - mean;
+        v2 = fma(v, v, v2);
+    }
+    const float scale = rsqrt(v2 / (float) ne0 + eps);
+    for (long k = 0; k < n16; k++) {
+        vstore16((vload16(k, x) - mean) * scale, k, z);
+    }
+    for (long k = n16*16; k < ne0; k++) {
+        z[k] = (x[k] - mean) * scale;
+    }
+}
+
 // RMS_NORM followed by a MUL by a weight row (w: one row for all rows, or a row per row when
 // w_step is ne0), fused by ocl-fuse.c: dst row = (a row * scale) * w row, the products in the
 // order of the two separate kernels, so the result is the same bit for bit
