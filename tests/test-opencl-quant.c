@@ -8,11 +8,10 @@
 // reference is the double-precision product of the dequantized weights (the type's to_float)
 // with b, so the only error left is the device's float accumulation: NMSE = sum (ref - got)^2 /
 // sum mag^2 <= 1e-10, mag being the product of |a| and |b| (1e-13 typical). GET_ROWS must give
-// the dequantized values within 1e-6 relative. CPY and SET_ROWS from F32 into Q8_0, Q4_0 and
-// Q4_1: the device's blocks against ggml_quantize_chunk's for the same rows: the same half scales
-// (and minimums) bit for bit, every dequantized value within one quantization step (the quants
-// may differ by one where x * (1/d) lands on a rounding boundary and the device's division is not
-// correctly rounded). supports_op must be false for the quantized types
+// the dequantized values within 1e-6 relative. CPY and SET_ROWS from F32 into every one of those
+// types: the device's blocks against ggml_quantize_chunk's for the same rows, bit for bit (at
+// most 1% of the blocks may differ, for drivers whose division is not correctly rounded, and
+// then no value may be worse than the reference's largest error in its block). supports_op must be false for the quantized types
 // that have no kernel yet (Q2_K: MUL_MAT and GET_ROWS). MUL_MAT_ID with Q4_0 / Q6_K experts for a
 // prompt (the pairs grouped by expert on the device) and for decoding, ids outside the experts
 // included: those (slot, token) results must be zeros, the others within the NMSE bound.
@@ -215,10 +214,15 @@ done:
     free(got);
 }
 
-// rows [K, nrows] of type t quantized on the device (dev) against ggml_quantize_chunk of x
+// rows [K, nrows] of type t quantized on the device (dev) against ggml_quantize_chunk of x: the
+// blocks bit for bit (the device's quantizers repeat the reference's operations in order; only a
+// division, square root or log2 that the driver does not round correctly can move a level, so
+// at most 1% of the blocks may differ), and every dequantized value of the device's within the
+// reference's own largest error in its block (x 1.01, + 1e-6): a differing block must be as good.
 static void check_blocks(enum ggml_type t, const void * dev, const float * x, int64_t K, int64_t nrows, const char * what) {
     const size_t rs = ggml_row_size(t, K);
     const size_t bs = ggml_type_size(t);
+    const int64_t bk = ggml_blck_size(t);
     void  * q  = malloc(rs * (size_t) nrows);
     float * dd = malloc((size_t) K * sizeof(float));
     float * dc = malloc((size_t) K * sizeof(float));
@@ -227,26 +231,29 @@ static void check_blocks(enum ggml_type t, const void * dev, const float * x, in
                         "%s %s: reference quantizing failed", what, ggml_type_name(t))) {
         goto done;
     }
-    const size_t scale_bytes = t == GGML_TYPE_Q4_1 ? 4 : 2;
-    int bad_scale = 0, bad_value = 0;
+    int bad_block = 0, bad_value = 0;
     for (int64_t r = 0; r < nrows; r++) {
         const unsigned char * bd = (const unsigned char *) dev + r * rs;
         const unsigned char * bc = (const unsigned char *) q + r * rs;
+        const float * xr = x + r * K;
         tt->to_float(bd, dd, K);
         tt->to_float(bc, dc, K);
-        for (int64_t k = 0; k < K; k++) {
-            const unsigned char * blk = bc + (size_t) (k / ggml_blck_size(t)) * bs;
-            if (k % ggml_blck_size(t) == 0) {
-                bad_scale += memcmp(bd + (size_t) (k / ggml_blck_size(t)) * bs, blk, scale_bytes) != 0;
+        for (int64_t b0 = 0; b0 < K; b0 += bk) {
+            bad_block += memcmp(bd + (size_t) (b0 / bk) * bs, bc + (size_t) (b0 / bk) * bs, bs) != 0;
+            double worst = 0.0;
+            for (int64_t k = b0; k < b0 + bk; k++) {
+                worst = fmax(worst, fabs((double) dc[k] - xr[k]));
             }
-            ggml_fp16_t h;
-            memcpy(&h, blk, sizeof(h));
-            const float step = fabsf(ggml_fp16_to_fp32(h));
-            bad_value += !(fabsf(dd[k] - dc[k]) <= step * 1.0001f + 1e-7f);
+            for (int64_t k = b0; k < b0 + bk; k++) {
+                bad_value += !(fabs((double) dd[k] - xr[k]) <= worst * 1.01 + 1e-6);
+            }
         }
     }
-    TEST_CHECK_MSG(bad_scale == 0 && bad_value == 0, "%s %s: %d scales and %d values differ from ggml_quantize_chunk's",
-                   what, ggml_type_name(t), bad_scale, bad_value);
+    const int n_blocks = (int) (nrows * (K / bk));
+    printf("%s %s: %d of %d blocks bit-exact with ggml_quantize_chunk\n", what, ggml_type_name(t), n_blocks - bad_block, n_blocks);
+    TEST_CHECK_MSG(bad_block * 100 <= n_blocks && bad_value == 0,
+                   "%s %s: %d of %d blocks differ from ggml_quantize_chunk's, %d values beyond its error", what,
+                   ggml_type_name(t), bad_block, n_blocks, bad_value);
 done:
     free(q);
     free(dd);
@@ -254,9 +261,9 @@ done:
 }
 
 // CPY F32 [K, 3, 2] -> t, and SET_ROWS of 5 F32 rows into a t table [K, 8, 2] (indices shared by
-// both planes)
+// both planes); K = 3 blocks of t
 static void run_quantize(ggml_backend_t backend, enum ggml_type t) {
-    const int64_t K = 96, R = 3, P = 2, T = 8, S = 5;
+    const int64_t K = 3 * ggml_blck_size(t), R = 3, P = 2, T = 8, S = 5;
     float * x   = malloc((size_t) (K * R * P) * sizeof(float));
     float * xs  = malloc((size_t) (K * S * P) * sizeof(float));
     unsigned char * got  = malloc(ggml_row_size(t, K) * (size_t) (T * P));
@@ -269,7 +276,7 @@ static void run_quantize(ggml_backend_t backend, enum ggml_type t) {
         goto done;
     }
     for (int64_t i = 0; i < K * R * P; i++) {
-        x[i] = (float) test_rand_uniform(-2.0, 1.0);
+        x[i] = (float) (test_rand_uniform(-2.0, 1.0) * (double) (1 + (i / 32) % 5)); // groups of unlike scales
     }
     for (int64_t i = 0; i < K * S * P; i++) {
         xs[i] = (float) test_rand_uniform(-1.0, 3.0);
@@ -454,9 +461,7 @@ int main(void) {
             run_mul_mat(backend, &cases[i]);
         }
         run_get_rows(backend, qtypes[t]);
-        if (qtypes[t] == GGML_TYPE_Q8_0 || qtypes[t] == GGML_TYPE_Q4_0 || qtypes[t] == GGML_TYPE_Q4_1) {
-            run_quantize(backend, qtypes[t]);
-        }
+        run_quantize(backend, qtypes[t]);
     }
     // prompts (grouped by expert; the second and third grow the scratch memory) and decoding
     run_mul_mat_id(backend, GGML_TYPE_Q4_0, 4, 2, 9, false);

@@ -78,6 +78,7 @@ enum ggml_ocl_prog {
     GGML_OCL_PROG_QUANT_MM, // quantized mul_mat fast paths (quant_mm.cl, owned by ocl-quant-mm.c)
     GGML_OCL_PROG_ELTWISE_VEC, // contiguous F32 element-wise fast paths (eltwise_vec.cl, ocl-op-eltwise-vec.c)
     GGML_OCL_PROG_ATTN_ROWS, // flash_attn_ext on CPU devices, a work-item per row (attn_rows.cl, ocl-op-attn.c)
+    GGML_OCL_PROG_QUANT_STORE, // cpy / set_rows into quantized types (quant_store.cl, ocl-quant.c)
     GGML_OCL_PROG_COUNT,
 };
 
@@ -376,10 +377,16 @@ GGML_OCL_FAMILY(attn);    // ocl-op-attn.c
 GGML_OCL_FAMILY(outprod); // ocl-op-outprod.c
 GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml_ocl_quant_claims)
 
+// Kernel fusion (ocl-fuse.c): when nodes i, i + 1, ... of g form a pattern it fuses, launches them
+// as one kernel, sets *status and returns how many nodes it computed; 0 when node i runs alone
+int ggml_ocl_fuse(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, enum ggml_status * status);
+
 // whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0), or is a
 // MUL_MAT_ID (any weights): then ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and
 // compute it, not the op's family
 bool ggml_ocl_quant_claims(const struct ggml_tensor * op);
+// the program whose kernels compute a node ggml_ocl_quant_claims
+enum ggml_ocl_prog ggml_ocl_quant_program(const struct ggml_tensor * op);
 
 // The fast quantized MUL_MAT (ocl-quant-mm.c): for nodes ggml_ocl_quant_supports accepts whose b is
 // F32 with contiguous, aligned rows (builds its program on first use: call it on the compute path).

@@ -1,7 +1,7 @@
 // Fast paths (kernels/eltwise_vec.cl, GGML_OCL_PROG_ELTWISE_VEC) for contiguous F32 tensors: ADD
 // SUB MUL DIV (b of the same shape, or one row broadcast over every row), SCALE, SWIGLU (fused
 // halves or two tensors), CPY / DUP / CONT between contiguous F32 and F16 tensors, and on CPU
-// devices RMS_NORM and SOFT_MAX (a work-item per row).
+// devices RMS_NORM, NORM and SOFT_MAX (a work-item per row).
 // ggml_ocl_eltwise_compute, ggml_ocl_norm_compute and ggml_ocl_copy_compute try them first; what
 // they do not take runs on the general kernels of eltwise.cl, norm.cl and copy.cl.
 
@@ -91,6 +91,7 @@ bool ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct g
         case GGML_OP_SCALE:
             return same_shape(op, a);
         case GGML_OP_RMS_NORM:
+        case GGML_OP_NORM:
             return same_shape(op, a) && (d->cl_type & CL_DEVICE_TYPE_CPU) != 0;
         case GGML_OP_SOFT_MAX:
             return same_shape(op, a) && (d->cl_type & CL_DEVICE_TYPE_CPU) != 0 && soft_max_inputs_plain(op);
@@ -182,8 +183,8 @@ enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_
         const size_t items = (size_t) ((ggml_nelements(op) + 15) / 16);
         return ggml_ocl_launch_nd(&args, 1, &items, NULL);
     }
-    if (op->op == GGML_OP_RMS_NORM) {
-        if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, "k_vrms_norm")) {
+    if (op->op == GGML_OP_RMS_NORM || op->op == GGML_OP_NORM) {
+        if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, op->op == GGML_OP_NORM ? "k_vnorm" : "k_vrms_norm")) {
             return GGML_STATUS_FAILED;
         }
         arg_floats(&args, a);

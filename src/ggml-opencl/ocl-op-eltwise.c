@@ -81,7 +81,47 @@ bool ggml_ocl_eltwise_supports(const struct ggml_ocl_device * d, const struct gg
     }
 }
 
+// a contiguous F32 or F16 tensor at an element-aligned offset (the flat kernels)
+static bool flat(const struct ggml_tensor * t) {
+    return (t->type == GGML_TYPE_F32 || t->type == GGML_TYPE_F16) && ggml_is_contiguous(t);
+}
+
+// t's cl_mem, its offset in elements, and its type code
+static void arg_flat(struct ggml_ocl_args * a, const struct ggml_tensor * t) {
+    cl_mem mem = NULL;
+    size_t offs = 0;
+    const size_t ts = ggml_type_size(t->type);
+    if (!ggml_ocl_tensor_mem(t, a->kname, &mem, &offs) || offs % ts != 0) {
+        a->failed = true;
+        a->n += 3;
+        return;
+    }
+    const cl_ulong o = offs / ts;
+    ggml_ocl_arg_raw(a, sizeof(mem), &mem);
+    ggml_ocl_arg_raw(a, sizeof(o), &o);
+    ggml_ocl_arg_i32(a, (int32_t) t->type);
+}
+
+static enum ggml_status run_unary_flat(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, const float p[4]) {
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_unary_flat")) {
+        return GGML_STATUS_FAILED;
+    }
+    arg_flat(&a, op->src[0]);
+    arg_flat(&a, op);
+    ggml_ocl_arg_i64(&a, ggml_nelements(op));
+    ggml_ocl_arg_i32(&a, code);
+    for (int i = 0; i < 4; i++) {
+        ggml_ocl_arg_f32(&a, p[i]);
+    }
+    const size_t items = (size_t) ((ggml_nelements(op) + 15) / 16);
+    return ggml_ocl_launch_nd(&a, 1, &items, NULL);
+}
+
 static enum ggml_status run_unary(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, const float p[4]) {
+    if (flat(op) && flat(op->src[0])) {
+        return run_unary_flat(be, op, code, p);
+    }
     const bool f32 = op->type == GGML_TYPE_F32 && op->src[0]->type == GGML_TYPE_F32;
     struct ggml_ocl_args a;
     if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, f32 ? "k_unary_f32" : "k_unary")) {
@@ -96,7 +136,35 @@ static enum ggml_status run_unary(struct ggml_ocl_backend * be, struct ggml_tens
     return ggml_ocl_launch_shape(&a, op);
 }
 
+// b of a's shape, or one row broadcast over a's rows
+static bool binary_flat(const struct ggml_tensor * op) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    return flat(op) && flat(a) && flat(b) && same_shape(op, a) &&
+           (same_shape(a, b) || (b->ne[0] == a->ne[0] && ggml_nelements(b) == b->ne[0]));
+}
+
+static enum ggml_status run_binary_flat(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code) {
+    const struct ggml_tensor * a = op->src[0];
+    const struct ggml_tensor * b = op->src[1];
+    struct ggml_ocl_args args;
+    if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE, "k_binary_flat")) {
+        return GGML_STATUS_FAILED;
+    }
+    arg_flat(&args, a);
+    arg_flat(&args, b);
+    ggml_ocl_arg_i32(&args, same_shape(a, b) ? 1 : 0);
+    arg_flat(&args, op);
+    ggml_ocl_arg_i64(&args, op->ne[0]);
+    ggml_ocl_arg_i32(&args, code);
+    const size_t global[2] = { (size_t) (op->ne[0] + 15) / 16, (size_t) (op->ne[1] * op->ne[2] * op->ne[3]) };
+    return ggml_ocl_launch_nd(&args, 2, global, NULL);
+}
+
 static enum ggml_status run_binary(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code) {
+    if (binary_flat(op)) {
+        return run_binary_flat(be, op, code);
+    }
     const bool f32 = op->type == GGML_TYPE_F32 && op->src[0]->type == GGML_TYPE_F32 && op->src[1]->type == GGML_TYPE_F32;
     struct ggml_ocl_args a;
     if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, f32 ? "k_binary_f32" : "k_binary")) {

@@ -136,8 +136,7 @@ bool ggml_ocl_supports_op(struct ggml_ocl_device * d, const struct ggml_tensor *
         return true;
     }
     if (ggml_ocl_quant_claims(op)) {
-        return ggml_ocl_quant_supports(d, op) &&
-               ggml_ocl_program_ready(d, op->op == GGML_OP_MUL_MAT_ID ? GGML_OCL_PROG_QUANT_MM : GGML_OCL_PROG_QUANT);
+        return ggml_ocl_quant_supports(d, op) && ggml_ocl_program_ready(d, ggml_ocl_quant_program(op));
     }
     if (fam == OCL_FAMILY_UNSUPPORTED || !sources_plain(op)) {
         return false;
@@ -181,6 +180,15 @@ enum ggml_status ggml_ocl_graph_compute(struct ggml_ocl_backend * be, struct ggm
     for (int i = 0; i < n_nodes && status == GGML_STATUS_SUCCESS; i++) {
         struct ggml_tensor * node = ggml_graph_node(graph, i);
         if (node == NULL || node_is_noop(node)) {
+            continue;
+        }
+        const int fused = ggml_ocl_fuse(be, graph, i, &status);
+        if (fused > 0) {
+            if (status != GGML_STATUS_SUCCESS) {
+                GGML_LOG_ERROR("%s: %s: nodes %d-%d (fused, from '%s', %s) failed; the graph stops here\n",
+                    __func__, be->name, i, i + fused - 1, node->name, ggml_op_desc(node));
+            }
+            i += fused - 1;
             continue;
         }
         status = ggml_ocl_quant_claims(node) ? ggml_ocl_quant_compute(be, node) : families[family_of(node)].compute(be, node);

@@ -1,9 +1,10 @@
 // Quantized weights on the OpenCL device (kernels/quant.cl, GGML_OCL_PROG_QUANT): MUL_MAT with a
 // quantized a (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4; b F32, F16 or BF16, any
 // strides; result F32), GET_ROWS from a table of those types (I32 or I64 indices; result F32, F16
-// or BF16), and CPY / SET_ROWS from F32, F16 or BF16 into Q8_0, Q4_0 or Q4_1 (quantized on the
-// device as the reference quantizers do). The blocks are dequantized in registers inside the
-// kernels. MUL_MAT_ID (any weights) is routed here too and runs on ocl-quant-mm.c's kernels.
+// or BF16), and CPY / SET_ROWS from F32, F16 or BF16 into every one of those types (quantized on
+// the device as the reference quantizers do: kernels/quant_store.cl), and CPY / DUP / CONT of a
+// tensor of those types into a float one (dequantized) or one of its own type (blocks copied).
+// The blocks are dequantized in registers inside the kernels. MUL_MAT_ID (any weights) is routed here too and runs on ocl-quant-mm.c's kernels.
 // The op dispatcher (ocl-ops.c) routes a node here when ggml_ocl_quant_claims says so; the other
 // quantized types and ops stay unsupported.
 
@@ -28,12 +29,34 @@ static bool type_supported(enum ggml_type t) {
     }
 }
 
+// the device quantizes into every type it reads (quant_store.cl)
 static bool type_quantizable(enum ggml_type t) {
-    return t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q4_1;
+    return type_supported(t);
+}
+
+// CPY / DUP / CONT whose source is quantized (dequantized, or its blocks copied)
+static bool copy_from_quant(const struct ggml_tensor * op) {
+    return (op->op == GGML_OP_CPY || op->op == GGML_OP_DUP || op->op == GGML_OP_CONT) && op->src[0] != NULL &&
+           ggml_is_quantized(op->src[0]->type);
+}
+
+enum ggml_ocl_prog ggml_ocl_quant_program(const struct ggml_tensor * op) {
+    if (copy_from_quant(op)) {
+        return GGML_OCL_PROG_QUANT;
+    }
+    switch (op->op) {
+        case GGML_OP_MUL_MAT_ID:
+            return GGML_OCL_PROG_QUANT_MM;
+        case GGML_OP_CPY:
+        case GGML_OP_SET_ROWS:
+            return GGML_OCL_PROG_QUANT_STORE;
+        default:
+            return GGML_OCL_PROG_QUANT;
+    }
 }
 
 bool ggml_ocl_quant_claims(const struct ggml_tensor * op) {
-    if (op->op == GGML_OP_MUL_MAT_ID) {
+    if (op->op == GGML_OP_MUL_MAT_ID || copy_from_quant(op)) {
         return true;
     }
     if ((op->op == GGML_OP_CPY || op->op == GGML_OP_SET_ROWS) && ggml_is_quantized(op->type)) {
@@ -58,6 +81,13 @@ bool ggml_ocl_quant_supports(const struct ggml_ocl_device * d, const struct ggml
     (void) d;
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
+    if (a != NULL && copy_from_quant(op)) {
+        // the same shape; a float result, or the same type with its blocks contiguous along dim 0
+        const bool same = a->ne[0] == op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
+        const bool into = ggml_ocl_type_is_float(op->type) ||
+                          (op->type == a->type && op->nb[0] == ggml_type_size(op->type));
+        return same && into && blocks_plain(a);
+    }
     if (a == NULL || b == NULL) {
         return false;
     }
@@ -120,9 +150,24 @@ enum ggml_status ggml_ocl_quant_compute(struct ggml_ocl_backend * be, struct ggm
         // one work-item per 32 values
         return ggml_ocl_launch_items(&a, (size_t) (ggml_nelements(op) / 32), ggml_ocl_wg_size(be->dev, QUANT_LOCAL));
     }
+    if (copy_from_quant(op)) {
+        const bool blocks = op->type == op->src[0]->type;
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT, blocks ? "k_cpy_q_blocks" : "k_cpy_from_q")) {
+            return GGML_STATUS_FAILED;
+        }
+        ggml_ocl_arg_tensor(&a, op->src[0]);
+        ggml_ocl_arg_tensor(&a, op);
+        const int64_t bv = ggml_blck_size(op->src[0]->type);
+        if (blocks) {
+            ggml_ocl_arg_i32(&a, (int32_t) bv);
+        }
+        // a work-item per block, or per 32 values
+        const size_t items = (size_t) (ggml_nelements(op) / (blocks ? bv : 32));
+        return ggml_ocl_launch_items(&a, items, ggml_ocl_wg_size(be->dev, QUANT_LOCAL));
+    }
     if (op->op == GGML_OP_CPY || op->op == GGML_OP_SET_ROWS) {
         const bool set = op->op == GGML_OP_SET_ROWS;
-        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT, set ? "k_set_rows_q" : "k_cpy_to_q")) {
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_STORE, set ? "k_set_rows_q" : "k_cpy_to_q")) {
             return GGML_STATUS_FAILED;
         }
         ggml_ocl_arg_tensor(&a, op->src[0]);

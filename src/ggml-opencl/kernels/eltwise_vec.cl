@@ -104,6 +104,112 @@ __kernel void k_vrms_norm(__global const float * a, ulong oa, __global float * d
     }
 }
 
+// NORM, one work-item per row (CPU devices): the mean, then the variance of the centered values
+// (a second pass: no cancellation), dst row = (a row - mean) / sqrt(variance + eps)
+__kernel void k_vnorm(__global const float * a, ulong oa, __global float * d, ulong od, long ne0, float eps) {
+    const long r = get_global_id(0);
+    const __global float * x = a + oa + r*ne0;
+    __global float * z = d + od + r*ne0;
+    const long n16 = ne0 / 16;
+    float16 acc = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        acc += vload16(k, x);
+    }
+    float8 h = acc.lo + acc.hi;
+    float4 q = h.lo + h.hi;
+    float s = (q.x + q.y) + (q.z + q.w);
+    for (long k = n16*16; k < ne0; k++) {
+        s += x[k];
+    }
+    const float mean = s / (float) ne0;
+    acc = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        const float16 v = vload16(k, x) - mean;
+        acc = fma(v, v, acc);
+    }
+    h = acc.lo + acc.hi;
+    q = h.lo + h.hi;
+    float v2 = (q.x + q.y) + (q.z + q.w);
+    for (long k = n16*16; k < ne0; k++) {
+        const float v = x[k] - mean;
+        v2 = fma(v, v, v2);
+    }
+    const float scale = rsqrt(v2 / (float) ne0 + eps);
+    for (long k = 0; k < n16; k++) {
+        vstore16((vload16(k, x) - mean) * scale, k, z);
+    }
+    for (long k = n16*16; k < ne0; k++) {
+        z[k] = (x[k] - mean) * scale;
+    }
+}
+
+// RMS_NORM followed by a MUL by a weight row (w: one row for all rows, or a row per row when
+// w_step is ne0), fused by ocl-fuse.c: dst row = (a row * scale) * w row, the products in the
+// order of the two separate kernels, so the result is the same bit for bit
+__kernel void k_vrms_norm_mul(__global const float * a, ulong oa, __global const float * w, ulong ow, long w_step,
+                              __global float * d, ulong od, long ne0, float eps) {
+    const long r = get_global_id(0);
+    const __global float * x = a + oa + r*ne0;
+    const __global float * y = w + ow + r*w_step;
+    __global float * z = d + od + r*ne0;
+    const long n16 = ne0 / 16;
+    float16 acc = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        const float16 v = vload16(k, x);
+        acc = fma(v, v, acc);
+    }
+    const float8 h = acc.lo + acc.hi;
+    const float4 q = h.lo + h.hi;
+    float s = (q.x + q.y) + (q.z + q.w);
+    for (long k = n16*16; k < ne0; k++) {
+        s = fma(x[k], x[k], s);
+    }
+    const float scale = rsqrt(s / (float) ne0 + eps);
+    for (long k = 0; k < n16; k++) {
+        vstore16((vload16(k, x) * scale) * vload16(k, y), k, z);
+    }
+    for (long k = n16*16; k < ne0; k++) {
+        z[k] = (x[k] * scale) * y[k];
+    }
+}
+
+// ADD, then RMS_NORM of the sum and a MUL by a weight row, fused by ocl-fuse.c: the sum row
+// s = a + b (b: one row for all rows when b_step is 0) is stored (the model keeps it as the
+// residual), and dst row = (s * scale) * w row, in the separate kernels' order of operations;
+// the second pass reads the stored sum (a may be the sum's own memory: ggml_add_inplace)
+__kernel void k_vadd_rms_norm_mul(__global const float * a, ulong oa, __global const float * b, ulong ob, long b_step,
+                                  __global float * sum, ulong osum, __global const float * w, ulong ow, long w_step,
+                                  __global float * d, ulong od, long ne0, float eps) {
+    const long r = get_global_id(0);
+    const __global float * x = a + oa + r*ne0;
+    const __global float * y = b + ob + r*b_step;
+    __global float * s = sum + osum + r*ne0;
+    const __global float * g = w + ow + r*w_step;
+    __global float * z = d + od + r*ne0;
+    const long n16 = ne0 / 16;
+    float16 acc = (float16) 0.0f;
+    for (long k = 0; k < n16; k++) {
+        const float16 v = vload16(k, x) + vload16(k, y);
+        vstore16(v, k, s);
+        acc = fma(v, v, acc);
+    }
+    const float8 h = acc.lo + acc.hi;
+    const float4 q = h.lo + h.hi;
+    float ss = (q.x + q.y) + (q.z + q.w);
+    for (long k = n16*16; k < ne0; k++) {
+        const float v = x[k] + y[k];
+        s[k] = v;
+        ss = fma(v, v, ss);
+    }
+    const float scale = rsqrt(ss / (float) ne0 + eps);
+    for (long k = 0; k < n16; k++) {
+        vstore16((vload16(k, s) * scale) * vload16(k, g), k, z);
+    }
+    for (long k = n16*16; k < ne0; k++) {
+        z[k] = (s[k] * scale) * g[k];
+    }
+}
+
 // CPY / DUP / CONT between contiguous F32 and F16 tensors of the same number of elements (flat
 // order), 16 values per work-item; offsets in elements of each tensor's type
 __kernel void k_vcpy(__global const char * src, ulong os, int st, __global char * dst, ulong od, int dt, long n) {

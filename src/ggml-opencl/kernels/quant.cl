@@ -1,5 +1,5 @@
 // Quantized weights (ocl-quant.c): MUL_MAT with a quantized a and GET_ROWS from a quantized
-// table, CPY / SET_ROWS into Q8_0, Q4_0, Q4_1. The blocks are read straight from the weights and
+// table (CPY / SET_ROWS into quantized types: quant_store.cl). The blocks are read straight from the weights and
 // dequantized in registers, 32 values at a time; no F32 copy of the weights is ever made.
 // Formats (docs/quantization.md), blocks of 32 values:
 //   Q4_0 {half d; uchar qs[16]}                  v = (nibble - 8) * d
@@ -198,95 +198,40 @@ __kernel void k_get_rows_q(__global const uchar * a, tdesc ad, __global const ch
     }
 }
 
-// Quantizes the 32 values x into block p of type t (Q8_0, Q4_0 or Q4_1), the way the reference
-// quantizers of docs/quantization.md do: the quants are computed with the float scale, which is
-// then stored rounded to half.
-void quant_block(const float x[QK], int t, __global uchar * p) {
-    if (t == T_Q8_0) {
-        float amax = 0.0f;
-        for (int j = 0; j < QK; j++) {
-            amax = fmax(amax, fabs(x[j]));
-        }
-        const float d = amax / 127.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        vstore_half_rte(d, 0, (__global half *) p);
-        __global char * q = (__global char *) (p + 2);
-        for (int j = 0; j < QK; j++) {
-            q[j] = (char) round(x[j] * id);
-        }
+// CPY / DUP / CONT of a quantized tensor: into a float tensor of the same shape (dequantized; one
+// work-item per 32 values), or into one of the same type (the blocks copied; one work-item per
+// block): dim 0 whole blocks stored contiguously on both sides, dims 1-3 any strides (permutations)
+__kernel void k_cpy_from_q(__global const uchar * a, tdesc ad, __global char * dst, tdesc dd) {
+    const long ng = dd.ne[0] / QK;
+    long it = get_global_id(0);
+    if (it >= ng * dd.ne[1] * dd.ne[2] * dd.ne[3]) {
         return;
     }
-    float d, m = 0.0f;
-    if (t == T_Q4_0) {
-        float amax = 0.0f, vmax = 0.0f; // the value of largest magnitude keeps its sign
-        for (int j = 0; j < QK; j++) {
-            if (fabs(x[j]) > amax) {
-                amax = fabs(x[j]);
-                vmax = x[j];
-            }
-        }
-        d = vmax / -8.0f;
-    } else {
-        float lo = INFINITY, hi = -INFINITY;
-        for (int j = 0; j < QK; j++) {
-            lo = fmin(lo, x[j]);
-            hi = fmax(hi, x[j]);
-        }
-        d = (hi - lo) / 15.0f;
-        m = lo;
-        vstore_half_rte(m, 1, (__global half *) p);
-    }
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    vstore_half_rte(d, 0, (__global half *) p);
-    __global uchar * qs = p + (t == T_Q4_1 ? 4 : 2);
-    const float add = t == T_Q4_0 ? 8.5f : 0.5f;
-    for (int j = 0; j < QK/2; j++) {
-        const int lo = min(15, (int) (char) ((x[j] - m) * id + add));
-        const int hi = min(15, (int) (char) ((x[j + QK/2] - m) * id + add));
-        qs[j] = (uchar) (lo | (hi << 4));
+    const long s = it % ng; it /= ng;
+    const long i1 = it % dd.ne[1]; it /= dd.ne[1];
+    const long i2 = it % dd.ne[2];
+    const long i3 = it / dd.ne[2];
+    float v[QK];
+    dequant32(a + ad.offs + i1*ad.nb[1] + i2*ad.nb[2] + i3*ad.nb[3], ad.type, s, v);
+    for (int j = 0; j < QK; j++) {
+        store_f(TPTR(dst, dd, s*QK + j, i1, i2, i3), dd.type, v[j]);
     }
 }
 
-// CPY of a float tensor into a quantized one of the same shape (rows of whole blocks, stored
-// contiguously): one work-item per destination block
-__kernel void k_cpy_to_q(__global const char * src, tdesc sd, __global uchar * dst, tdesc dd) {
-    const long nb0 = dd.ne[0] / QK;
-    long ib = get_global_id(0);
-    if (ib >= nb0 * dd.ne[1] * dd.ne[2] * dd.ne[3]) {
+__kernel void k_cpy_q_blocks(__global const uchar * a, tdesc ad, __global uchar * dst, tdesc dd, int bvalues) {
+    const int bytes = qblock_bytes(ad.type);
+    const long nb0 = dd.ne[0] / bvalues;
+    long it = get_global_id(0);
+    if (it >= nb0 * dd.ne[1] * dd.ne[2] * dd.ne[3]) {
         return;
     }
-    const long blk = ib % nb0; ib /= nb0;
-    const long i1 = ib % dd.ne[1]; ib /= dd.ne[1];
-    const long i2 = ib % dd.ne[2];
-    const long i3 = ib / dd.ne[2];
-    float x[QK];
-    for (int j = 0; j < QK; j++) {
-        x[j] = load_f(TPTR(src, sd, blk*QK + j, i1, i2, i3), sd.type);
+    const long b = it % nb0; it /= nb0;
+    const long i1 = it % dd.ne[1]; it /= dd.ne[1];
+    const long i2 = it % dd.ne[2];
+    const long i3 = it / dd.ne[2];
+    const __global uchar * p = a + ad.offs + i1*ad.nb[1] + i2*ad.nb[2] + i3*ad.nb[3] + b*bytes;
+    __global uchar * q = dst + dd.offs + i1*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + b*bytes;
+    for (int j = 0; j < bytes; j++) {
+        q[j] = p[j];
     }
-    quant_block(x, dd.type, dst + dd.offs + i1*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + blk*qblock_bytes(dd.type));
-}
-
-// SET_ROWS into a quantized dst: row i of b in (i2, i3) goes to row idx(i, i2 % idx.ne1,
-// i3 % idx.ne2) of dst, quantized; one work-item per destination block; rows outside dst are
-// skipped
-__kernel void k_set_rows_q(__global const char * b, tdesc bd, __global const char * idx, tdesc id,
-                           __global uchar * dst, tdesc dd) {
-    const long nb0 = bd.ne[0] / QK;
-    long ib = get_global_id(0);
-    if (ib >= nb0 * bd.ne[1] * bd.ne[2] * bd.ne[3]) {
-        return;
-    }
-    const long blk = ib % nb0; ib /= nb0;
-    const long i1 = ib % bd.ne[1]; ib /= bd.ne[1];
-    const long i2 = ib % bd.ne[2];
-    const long i3 = ib / bd.ne[2];
-    const long r = load_idx(TPTR(idx, id, i1, bmod(i2, id.ne[1], bd.ne[2]), bmod(i3, id.ne[2], bd.ne[3]), 0), id.type);
-    if (r < 0 || r >= dd.ne[1]) {
-        return;
-    }
-    float x[QK];
-    for (int j = 0; j < QK; j++) {
-        x[j] = load_f(TPTR(b, bd, blk*QK + j, i1, i2, i3), bd.type);
-    }
-    quant_block(x, dd.type, dst + dd.offs + r*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + blk*qblock_bytes(dd.type));
 }
