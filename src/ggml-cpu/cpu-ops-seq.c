@@ -147,7 +147,7 @@ static int64_t seq_scratch_floats(const struct ggml_tensor * op) {
             break;
         case GGML_OP_GATED_DELTA_NET: {
             const int64_t S = op->src[2]->ne[0];
-            n = S + (ggml_get_op_params_i32(op, 0) > 1 ? S*S : 0); // exp(g), and the state between snapshots
+            n = 3*S + (ggml_get_op_params_i32(op, 0) > 1 ? S*S : 0); // exp(g), e^g k, e^g q; the state
             break;
         }
         default:
@@ -188,24 +188,26 @@ int ggml_cpu_seq_n_tasks(const struct ggml_tensor * op, int n_threads) {
 static void ssm_conv_run(const struct ggml_tensor * op, int64_t r0, int64_t r1) {
     const struct ggml_tensor * sx = op->src[0], * c = op->src[1];
     const int64_t nc = c->ne[0];
+    const bool packed = sx->nb[0] == sizeof(float) && c->nb[0] == sizeof(float);
+    // channel by channel: each reads its row of sx once, front to back
     for (int64_t s = 0; s < op->ne[2]; s++) {
-        for (int64_t t = 0; t < op->ne[1]; t++) {
-            float * out = (float *) ((char *) op->data + t*op->nb[1] + s*op->nb[2]);
-            for (int64_t r = r0; r < r1; r++) {
-                const size_t xo = (size_t) t*sx->nb[0] + r*sx->nb[1] + s*sx->nb[2];
-                const size_t co = (size_t) r*c->nb[1];
+        for (int64_t r = r0; r < r1; r++) {
+            const size_t xo = (size_t) r*sx->nb[1] + (size_t) s*sx->nb[2];
+            const size_t co = (size_t) r*c->nb[1];
+            char * out = (char *) op->data + (size_t) r*op->nb[0] + (size_t) s*op->nb[2];
+            for (int64_t t = 0; t < op->ne[1]; t++) {
                 float sum = 0.0f;
-                if (sx->nb[0] == sizeof(float) && c->nb[0] == sizeof(float)) {
-                    const float * xp = seq_f32p(sx, xo), * cp = seq_f32p(c, co);
+                if (packed) {
+                    const float * xp = seq_f32p(sx, xo) + t, * cp = seq_f32p(c, co);
                     for (int64_t i = 0; i < nc; i++) {
                         sum += xp[i]*cp[i];
                     }
                 } else {
                     for (int64_t i = 0; i < nc; i++) {
-                        sum += seq_f32_at(sx, xo + i*sx->nb[0])*seq_f32_at(c, co + i*c->nb[0]);
+                        sum += seq_f32_at(sx, xo + (size_t) (t + i)*sx->nb[0])*seq_f32_at(c, co + (size_t) i*c->nb[0]);
                     }
                 }
-                out[r] = sum;
+                memcpy(out + (size_t) t*op->nb[1], &sum, sizeof(sum));
             }
         }
     }
@@ -218,6 +220,52 @@ static void ssm_conv_run(const struct ggml_tensor * op, int64_t r0, int64_t r1) 
 // log(1 + e^x); above 20 the family takes x itself (they differ by less than 2e-9)
 static inline float seq_softplus(float x) {
     return x > 20.0f ? x : log1pf(expf(x));
+}
+
+// The row updates below are single fused loops (the compiler vectorizes them): out, the state
+// row and the token's values never overlap. Heads are short (64..128): the sums keep 8 float
+// partial sums, one per vector lane, rather than calling the general dot product, whose final
+// reduction costs as much as a head's products.
+
+#define SEQ_LANES 8
+
+static inline float seq_lanes_sum(const float acc[SEQ_LANES]) {
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+static inline float seq_dot(int64_t n, const float * restrict x, const float * restrict y) {
+    float acc[SEQ_LANES] = { 0 };
+    int64_t i = 0;
+    for (; i + SEQ_LANES <= n; i += SEQ_LANES) {
+        for (int l = 0; l < SEQ_LANES; l++) {
+            acc[l] += x[i + l]*y[i + l];
+        }
+    }
+    float tail = 0.0f;
+    for (; i < n; i++) {
+        tail += x[i]*y[i];
+    }
+    return seq_lanes_sum(acc) + tail;
+}
+
+// Mamba-2 row, in place: row = row*dA + b*xdt, returns row . c
+static inline float scan_row(int64_t n, float * restrict row, float dA, const float * restrict b, float xdt,
+        const float * restrict c) {
+    float acc[SEQ_LANES] = { 0 };
+    int64_t i = 0;
+    for (; i + SEQ_LANES <= n; i += SEQ_LANES) {
+        for (int l = 0; l < SEQ_LANES; l++) {
+            const float v = row[i + l]*dA + b[i + l]*xdt;
+            row[i + l] = v;
+            acc[l] += v*c[i + l];
+        }
+    }
+    float tail = 0.0f;
+    for (; i < n; i++) {
+        row[i] = row[i]*dA + b[i]*xdt;
+        tail += row[i]*c[i];
+    }
+    return seq_lanes_sum(acc) + tail;
 }
 
 // One (sequence i3, head h) pair: every token in order. The state lives in the result's slot 0
@@ -237,11 +285,8 @@ static void ssm_scan_unit(const struct ggml_vec_funcs * vf, const struct ggml_te
     float * st = states + (i3*nh + h)*head_floats;
     const float * st_in = seq_f32p(s, (size_t) s_row*s->nb[3] + (size_t) h*s->nb[2]);
     const float * a_h = seq_f32p(A, (size_t) h*A->nb[1]);
-    if (nt == 0) {
-        memcpy(st, st_in, (size_t) head_floats*sizeof(float));
-    }
+    memcpy(st, st_in, (size_t) head_floats*sizeof(float)); // then updated in place
     for (int64_t t = 0; t < nt; t++) {
-        const float * prev_head = t == 0 ? st_in : st;
         const float dsp = seq_softplus(seq_f32_at(dt, h*dt->nb[0] + t*dt->nb[1] + i3*dt->nb[2]));
         const float * xp = seq_f32p(x, t*x->nb[2] + i3*x->nb[3]) + h*nr;
         const float * bp = seq_f32p(B, t*B->nb[2] + i3*B->nb[3]) + g*nc;
@@ -259,14 +304,15 @@ static void ssm_scan_unit(const struct ggml_vec_funcs * vf, const struct ggml_te
         // state = prev*dA + B*(x*dt); y = state . C
         for (int64_t i1 = 0; i1 < nr; i1++) {
             float * row = st + i1*nc;
-            const float * prev = prev_head + i1*nc;
+            const float xdt = xp[i1]*dsp;
             if (scalar_decay) {
-                vf->scale_f32(nc, row, prev, dA, 0.0f);
+                y[i1] = scan_row(nc, row, dA, bp, xdt, cp);
             } else {
-                vf->mul_f32(nc, row, prev, decay);
+                for (int64_t i = 0; i < nc; i++) {
+                    row[i] = row[i]*decay[i] + bp[i]*xdt;
+                }
+                y[i1] = seq_dot(nc, row, cp);
             }
-            vf->mad_f32(nc, row, bp, xp[i1]*dsp);
-            y[i1] = vf->dot_f32(nc, row, cp);
         }
         const int64_t slot = nt - 1 - t;
         if (K > 1 && slot > 0 && slot < K) {
@@ -325,6 +371,56 @@ static struct rwkv_unit rwkv_unit_of(const struct ggml_tensor * op, int state_sr
     return w;
 }
 
+static void wkv6_row(int64_t n, float * restrict out, float * restrict row, const float * restrict v, float r, float d,
+        float k) {
+    for (int64_t j = 0; j < n; j++) {
+        out[j] += r*row[j];
+        row[j] = row[j]*d + k*v[j];
+    }
+}
+
+static void gla_row(int64_t n, float * restrict out, float * restrict row, const float * restrict v, float g, float k,
+        float q) {
+    for (int64_t j = 0; j < n; j++) {
+        row[j] = row[j]*g + k*v[j];
+        out[j] += q*row[j];
+    }
+}
+
+// returns the new row . r
+static float wkv7_row(int64_t n, float * restrict row, const float * restrict w, const float * restrict k,
+        const float * restrict b, const float * restrict r, float v, float sa) {
+    float acc[SEQ_LANES] = { 0 };
+    int64_t j = 0;
+    for (; j + SEQ_LANES <= n; j += SEQ_LANES) {
+        for (int l = 0; l < SEQ_LANES; l++) {
+            const float e = row[j + l]*w[j + l] + v*k[j + l] + sa*b[j + l];
+            row[j + l] = e;
+            acc[l] += e*r[j + l];
+        }
+    }
+    float tail = 0.0f;
+    for (; j < n; j++) {
+        row[j] = row[j]*w[j] + v*k[j] + sa*b[j];
+        tail += row[j]*r[j];
+    }
+    return seq_lanes_sum(acc) + tail;
+}
+
+// row = row*gate + delta*k, gate per element (eg) or one value (eg == NULL)
+static void gdn_row(int64_t n, float * restrict row, const float * restrict eg, float gate, const float * restrict k,
+        float delta) {
+    if (eg != NULL) {
+        for (int64_t i = 0; i < n; i++) {
+            row[i] = row[i]*eg[i] + delta*k[i];
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            row[i] = row[i]*gate + delta*k[i];
+        }
+    }
+}
+
 // state[i][j] = state[i][j]*td_i + k_i*v_j; out_j = sum_i r_i*(tf_i*k_i*v_j + old state[i][j])
 static void wkv6_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor * op, int64_t u) {
     struct rwkv_unit w = rwkv_unit_of(op, 5, u);
@@ -338,17 +434,14 @@ static void wkv6_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor
         }
         memset(w.out, 0, (size_t) w.S*sizeof(float));
         for (int64_t i = 0; i < w.S; i++) {
-            float * row = w.state + i*w.S;
-            vf->mad_f32(w.S, w.out, row, rt[i]);
-            vf->scale_f32(w.S, row, row, dt[i], 0.0f);
-            vf->mad_f32(w.S, row, vt, kt[i]);
+            wkv6_row(w.S, w.out, w.state + i*w.S, vt, rt[i], dt[i], kt[i]);
         }
         vf->mad_f32(w.S, w.out, vt, bonus);
     }
 }
 
 // state[i][j] = state[i][j]*g_i + k_i*v_j; out_j = scale*sum_i q_i*state[i][j]
-static void gla_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor * op, int64_t u) {
+static void gla_unit(const struct ggml_tensor * op, int64_t u) {
     struct rwkv_unit w = rwkv_unit_of(op, 4, u);
     const float scale = ggml_get_op_params_f32(op, 0);
     const float * k = seq_f32p(op->src[0], 0), * v = seq_f32p(op->src[1], 0);
@@ -357,17 +450,14 @@ static void gla_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor 
         const float * kt = k + w.tok, * vt = v + w.tok, * qt = q + w.tok, * gt = g + w.tok;
         memset(w.out, 0, (size_t) w.S*sizeof(float));
         for (int64_t i = 0; i < w.S; i++) {
-            float * row = w.state + i*w.S;
-            vf->scale_f32(w.S, row, row, gt[i], 0.0f);
-            vf->mad_f32(w.S, row, vt, kt[i]);
-            vf->mad_f32(w.S, w.out, row, qt[i]*scale);
+            gla_row(w.S, w.out, w.state + i*w.S, vt, gt[i], kt[i], qt[i]*scale);
         }
     }
 }
 
 // row i (value index) of the state, over j (key index):
 // state[i][j] = state[i][j]*w_j + v_i*k_j + (sum_j' a_j'*state[i][j'])*b_j; out_i = sum_j state[i][j]*r_j
-static void wkv7_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor * op, int64_t u) {
+static void wkv7_unit(const struct ggml_tensor * op, int64_t u) {
     struct rwkv_unit w = rwkv_unit_of(op, 6, u);
     const float * r = seq_f32p(op->src[0], 0), * wd = seq_f32p(op->src[1], 0), * k = seq_f32p(op->src[2], 0);
     const float * v = seq_f32p(op->src[3], 0), * a = seq_f32p(op->src[4], 0), * b = seq_f32p(op->src[5], 0);
@@ -376,11 +466,7 @@ static void wkv7_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor
         const float * vt = v + w.tok, * at = a + w.tok, * bt = b + w.tok;
         for (int64_t i = 0; i < w.S; i++) {
             float * row = w.state + i*w.S;
-            const float sa = vf->dot_f32(w.S, at, row);
-            vf->mul_f32(w.S, row, row, wt);
-            vf->mad_f32(w.S, row, kt, vt[i]);
-            vf->mad_f32(w.S, row, bt, sa);
-            w.out[i] = vf->dot_f32(w.S, row, rt);
+            w.out[i] = wkv7_row(w.S, row, wt, kt, bt, rt, vt[i], seq_dot(w.S, at, row));
         }
     }
 }
@@ -422,7 +508,8 @@ static void solve_tri_unit(const struct ggml_vec_funcs * vf, const struct ggml_t
 //
 // GATED_DELTA_NET: per (sequence, head) the state M[j][i] = S[i][j] (row j contiguous over the key
 // index i). Per token: M[j] *= exp(g); delta_j = (v_j - M[j].k)*beta; M[j] += delta_j*k;
-// out_j = M[j].q/sqrt(S).
+// out_j = M[j].q/sqrt(S). Computed in three passes over a row: the gated products come from the
+// old row (M[j].(e^g k), M[j].(e^g q)), out_j = M[j].(e^g q) + delta_j*(k.q), then the update.
 //
 
 static void gdn_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor * op, int64_t u, float * scratch) {
@@ -438,8 +525,8 @@ static void gdn_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor 
     float * out_base = (float *) op->data;
     float * state_base = out_base + S*H*T*ns;
     const int64_t snap_floats = S*S*H*ns;
-    float * eg = scratch;
-    float * m = K > 1 ? scratch + S : state_base + (seq*H + h)*S*S;
+    float * eg = scratch, * ek = scratch + S, * eq = scratch + 2*S;
+    float * m = K > 1 ? scratch + 3*S : state_base + (seq*H + h)*S*S;
     memcpy(m, seq_f32p(st, (size_t) seq*st->nb[3] + (size_t) h*st->nb[2]), (size_t) (S*S)*sizeof(float));
 
     for (int64_t t = 0; t < T; t++) {
@@ -449,22 +536,25 @@ static void gdn_unit(const struct ggml_vec_funcs * vf, const struct ggml_tensor 
         const float * gt = seq_f32p(g, (size_t) seq*g->nb[3] + (size_t) t*g->nb[2] + (size_t) h*g->nb[1]);
         const float bt = seq_f32_at(beta, (size_t) seq*beta->nb[3] + (size_t) t*beta->nb[2] + (size_t) h*beta->nb[1]);
         float * out = out_base + ((seq*T + t)*H + h)*S;
-        float decay = 0.0f;
+        float decay = 1.0f;
+        const float * gk = kt, * gq = qt;
         if (per_key_gate) {
             vf->exp_f32(S, eg, gt);
+            vf->mul_f32(S, ek, eg, kt);
+            vf->mul_f32(S, eq, eg, qt);
+            gk = ek;
+            gq = eq;
         } else {
             decay = expf(gt[0]);
         }
+        const float kq = vf->dot_f32(S, kt, qt);
         for (int64_t j = 0; j < S; j++) {
             float * row = m + j*S;
-            if (per_key_gate) {
-                vf->mul_f32(S, row, row, eg);
-            } else {
-                vf->scale_f32(S, row, row, decay, 0.0f);
-            }
-            const float delta = (vt[j] - vf->dot_f32(S, row, kt))*bt;
-            vf->mad_f32(S, row, kt, delta);
-            out[j] = vf->dot_f32(S, row, qt)*scale;
+            const float dk = seq_dot(S, row, gk)*decay;
+            const float dq = seq_dot(S, row, gq)*decay;
+            const float delta = (vt[j] - dk)*bt;
+            gdn_row(S, row, per_key_gate ? eg : NULL, decay, kt, delta);
+            out[j] = (dq + delta*kq)*scale;
         }
         const int64_t slot = T - 1 - t;
         if (K > 1 && slot < K) {
@@ -508,8 +598,8 @@ enum ggml_status ggml_cpu_seq_forward(const struct ggml_compute_params * params,
     for (int64_t u = u0; u < u1; u++) {
         switch (op->op) {
             case GGML_OP_RWKV_WKV6:         wkv6_unit(vf, op, u);           break;
-            case GGML_OP_GATED_LINEAR_ATTN: gla_unit(vf, op, u);            break;
-            case GGML_OP_RWKV_WKV7:         wkv7_unit(vf, op, u);           break;
+            case GGML_OP_GATED_LINEAR_ATTN: gla_unit(op, u);                break;
+            case GGML_OP_RWKV_WKV7:         wkv7_unit(op, u);               break;
             case GGML_OP_SOLVE_TRI:         solve_tri_unit(vf, op, u);      break;
             case GGML_OP_GATED_DELTA_NET:   gdn_unit(vf, op, u, scratch);   break;
             default:                        return GGML_STATUS_FAILED;
