@@ -1098,6 +1098,49 @@ extern "C" {
     // I32 indices of the k largest elements of each row: [k, ne1, ne2, ne3], largest first
     GGML_API struct ggml_tensor * ggml_top_k(struct ggml_context * ctx, struct ggml_tensor * a, int k);
 
+    //
+    // issue 22, group "seq": sequence-model ops of the family (src/ggml-ops-seq.c), all F32.
+    // The recurrent ops return their outputs followed by the new states in one tensor.
+    //
+
+    // sx [d_conv - 1 + n_t, d_inner, n_s], c [d_conv, d_inner] -> [d_inner, n_t, n_s]:
+    // out[r, t, s] = sum_i sx[t + i, r, s]*c[i, r]
+    GGML_API struct ggml_tensor * ggml_ssm_conv(struct ggml_context * ctx, struct ggml_tensor * sx, struct ggml_tensor * c);
+
+    // Mamba selective scan. s [d_state, head_dim, n_head, >= n_seqs] (rows picked by ids, I32 [n_seqs]),
+    // x [head_dim, n_head, n_tokens, n_seqs], dt [n_head, n_tokens, n_seqs], A [1 or d_state, n_head],
+    // B, C [d_state, n_group, n_tokens, n_seqs] -> 1-d: y (x's shape), then K state slots
+    // [d_state, head_dim, n_head, n_seqs], slot k = the state k tokens before the last (K > 1 needs A [1, n_head])
+    GGML_API struct ggml_tensor * ggml_ssm_scan(struct ggml_context * ctx, struct ggml_tensor * s, struct ggml_tensor * x,
+            struct ggml_tensor * dt, struct ggml_tensor * A, struct ggml_tensor * B, struct ggml_tensor * C,
+            struct ggml_tensor * ids, int64_t K);
+
+    // k, v, r, td [S, H, n_tokens], tf [S, H], state [S*S*H, n_seqs] -> [S*H, n_tokens + S*n_seqs]
+    GGML_API struct ggml_tensor * ggml_rwkv_wkv6(struct ggml_context * ctx, struct ggml_tensor * k, struct ggml_tensor * v,
+            struct ggml_tensor * r, struct ggml_tensor * tf, struct ggml_tensor * td, struct ggml_tensor * state);
+
+    // k, v, q, g [S, H, n_tokens], state [S*S*H, n_seqs] -> [S*H, n_tokens + S*n_seqs]
+    GGML_API struct ggml_tensor * ggml_gated_linear_attn(struct ggml_context * ctx, struct ggml_tensor * k,
+            struct ggml_tensor * v, struct ggml_tensor * q, struct ggml_tensor * g, struct ggml_tensor * state, float scale);
+
+    // r, w, k, v, a, b [S, H, n_tokens], state [S*S*H, n_seqs] -> [S*H, n_tokens + S*n_seqs]
+    GGML_API struct ggml_tensor * ggml_rwkv_wkv7(struct ggml_context * ctx, struct ggml_tensor * r, struct ggml_tensor * w,
+            struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * a, struct ggml_tensor * b,
+            struct ggml_tensor * state);
+
+    // X with A X = B: a [n, n, ...] triangular, b [m, n, ...] -> [m, n, ...]. As in the family only
+    // left = true, lower = true, uni = false is implemented (other variants give NULL).
+    GGML_API struct ggml_tensor * ggml_solve_tri(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            bool left, bool lower, bool uni);
+
+    // q, k [S, H_k, n_tokens, n_seqs_k], v [S, H, n_tokens, n_seqs] (H % H_k == 0, n_seqs % n_seqs_k == 0),
+    // g [1 or S, H, n_tokens, n_seqs], beta [1, H, n_tokens, n_seqs], state [S, S, H, n_seqs]
+    // -> [S*H, n_tokens*n_seqs + K*S*n_seqs]: the outputs, then K state slots (slot k = k tokens back;
+    // slots k >= n_tokens are not written)
+    GGML_API struct ggml_tensor * ggml_gated_delta_net(struct ggml_context * ctx, struct ggml_tensor * q,
+            struct ggml_tensor * k, struct ggml_tensor * v, struct ggml_tensor * g, struct ggml_tensor * beta,
+            struct ggml_tensor * state, int64_t K);
+
 #define GGML_KQ_MASK_PAD 1
 
     // q:    [n_embd_k, n_batch,     n_head,    ne3 ]

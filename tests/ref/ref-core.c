@@ -221,6 +221,9 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_REPEAT_BACK, GGML_OP_SILU_BACK, GGML_OP_RMS_NORM_BACK, GGML_OP_GET_ROWS_BACK, GGML_OP_SOFT_MAX_BACK,
     GGML_OP_COUNT_EQUAL, GGML_OP_CROSS_ENTROPY_LOSS, GGML_OP_CROSS_ENTROPY_LOSS_BACK, GGML_OP_OPT_STEP_ADAMW,
     GGML_OP_OPT_STEP_SGD, GGML_OP_ROPE_BACK, GGML_OP_POOL_2D_BACK,
+    // sequence models (ref-seq.c)
+    GGML_OP_SSM_CONV, GGML_OP_SSM_SCAN, GGML_OP_RWKV_WKV6, GGML_OP_GATED_LINEAR_ATTN, GGML_OP_RWKV_WKV7,
+    GGML_OP_SOLVE_TRI, GGML_OP_GATED_DELTA_NET,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -409,6 +412,14 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_OPT_STEP_SGD:
         case GGML_OP_POOL_2D_BACK:
             return ggml_ref_op_backward(node, out, err, err_size);
+        case GGML_OP_SSM_CONV:
+        case GGML_OP_SSM_SCAN:
+        case GGML_OP_RWKV_WKV6:
+        case GGML_OP_GATED_LINEAR_ATTN:
+        case GGML_OP_RWKV_WKV7:
+        case GGML_OP_SOLVE_TRI:
+        case GGML_OP_GATED_DELTA_NET:
+            return ggml_ref_op_seq(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }
