@@ -2,7 +2,7 @@
 //
 //   quant-matmul [n_threads] [prompt_N] [types] [clock]
 //       n_threads  default 2
-//       prompt_N   weight rows of the prompt case, default 14336
+//       prompt_N   weight rows of the prompt case, default 14336; 0: decode only
 //       types      comma-separated type names (q4_0,q6_K,...) or "all" (default)
 //       clock      "wall" (default) or "cpu": process CPU time (a loaded machine's preemption does
 //                  not count; meaningful with 1 thread, where no thread waits at a barrier)
@@ -258,7 +258,7 @@ int main(int argc, char ** argv) {
     if (argc > 4 && strcmp(argv[4], "cpu") == 0) {
         g_clock = CLOCK_PROCESS_CPUTIME_ID;
     }
-    if (nth < 1 || nth > 16 || pn < 1) {
+    if (nth < 1 || nth > 16 || pn < 0) {
         fprintf(stderr, "usage: quant-matmul [n_threads 1..16] [prompt_N] [types|all] [wall|cpu]\n");
         return 1;
     }
@@ -294,7 +294,7 @@ int main(int argc, char ** argv) {
         // the prompt: probe at N = 256 first; slow kernels stay there
         int64_t n_used = 256;
         double tp = -1.0;
-        if (mm_init(&c, types[i], K, 256, PM, nth)) {
+        if (pn > 0 && mm_init(&c, types[i], K, 256, PM, nth)) {
             const double probe = mm_once(&c);
             if (probe >= 0 && probe*(double) pn/256.0 > 4.0) {
                 tp = mm_time(&c);
@@ -306,8 +306,12 @@ int main(int argc, char ** argv) {
         }
         mm_free(&c);
         const double gf = tp > 0 ? 2.0*(double) PM*(double) n_used*(double) K/tp*1e-9 : -1.0;
-        printf("| %s | %.1f | %.1f | %.2f | %.1f%s | %.2f |\n", name, gbd, gbm, gbd/gbm, gf, n_used != pn ? "*" : "",
-               peak > 0 ? gf/peak : 0.0);
+        if (pn == 0) {
+            printf("| %s | %.1f | %.1f | %.2f | - | - |\n", name, gbd, gbm, gbd/gbm);
+        } else {
+            printf("| %s | %.1f | %.1f | %.2f | %.1f%s | %.2f |\n", name, gbd, gbm, gbd/gbm, gf, n_used != pn ? "*" : "",
+                   peak > 0 ? gf/peak : 0.0);
+        }
         fflush(stdout);
     }
     return 0;
