@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q4_1 and Q8_0: s[r] = dot(weight
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q8_0: s[r] = dot(weight
 // row r, one activation row) for any number of rows, the rows streamed one after the other.
 //
 // Decode reads every weight byte once, so it should run at memory bandwidth; the register tiles
@@ -22,14 +22,16 @@
 #include "avx2-quant.h"
 #include "ggml-impl.h"
 #include "ggml-quants.h"
+#include "ggml-quants-tables.h"
 
 #if GGML_CPU_X86
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
-enum qg_kind { QG_Q4_0, QG_Q4_1, QG_Q8_0 };
+enum qg_kind { QG_Q4_0, QG_Q4_1, QG_Q5_0, QG_Q5_1, QG_IQ4_NL, QG_Q8_0 };
 
 #define QG_GROUP 8    // blocks reduced together
 #define QG_SEG   256  // blocks of activation prepared at a time (8192 elements); longer rows take segments
@@ -47,11 +49,46 @@ struct qg_act {
 };
 
 QG_INLINE size_t qg_xsize(enum qg_kind k) {
-    return k == QG_Q4_0 ? sizeof(block_q4_0) : k == QG_Q4_1 ? sizeof(block_q4_1) : sizeof(block_q8_0);
+    switch (k) {
+        case QG_Q4_0:   return sizeof(block_q4_0);
+        case QG_Q4_1:   return sizeof(block_q4_1);
+        case QG_Q5_0:   return sizeof(block_q5_0);
+        case QG_Q5_1:   return sizeof(block_q5_1);
+        case QG_IQ4_NL: return sizeof(block_iq4_nl);
+        case QG_Q8_0:   return sizeof(block_q8_0);
+    }
+    return 0;
+}
+
+// the types with a min (m_w*s_a per block, Q8_1 activations)
+QG_INLINE bool qg_has_min(enum qg_kind k) {
+    return k == QG_Q4_1 || k == QG_Q5_1;
+}
+
+// the unsigned types' offset (Q4_0: levels - 8, Q5_0: - 16), applied as offset*sum(a) per block
+QG_INLINE int qg_offset(enum qg_kind k) {
+    return k == QG_Q4_0 ? 8 : k == QG_Q5_0 ? 16 : 0;
+}
+
+// offset of the 16 nibble bytes in a weight block, and of the 32 high bits (5-bit types)
+QG_INLINE size_t qg_qs_off(enum qg_kind k) {
+    switch (k) {
+        case QG_Q4_0:   return offsetof(block_q4_0, qs);
+        case QG_Q4_1:   return offsetof(block_q4_1, qs);
+        case QG_Q5_0:   return offsetof(block_q5_0, qs);
+        case QG_Q5_1:   return offsetof(block_q5_1, qs);
+        case QG_IQ4_NL: return offsetof(block_iq4_nl, qs);
+        case QG_Q8_0:   return offsetof(block_q8_0, qs);
+    }
+    return 0;
+}
+
+QG_INLINE size_t qg_qh_off(enum qg_kind k) {
+    return k == QG_Q5_0 ? offsetof(block_q5_0, qh) : offsetof(block_q5_1, qh);
 }
 
 QG_INLINE size_t qg_ysize(enum qg_kind k) {
-    return k == QG_Q4_1 ? sizeof(block_q8_1) : sizeof(block_q8_0);
+    return qg_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
 }
 
 // the block of a group whose sum lands in lane j of the reduced vector: the 4-bit types reduce
@@ -73,15 +110,15 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, struct qg_act 
         for (int j = 0; j < QG_GROUP; j++) {
             const char * yb = y + (size_t) (g*QG_GROUP + qg_lane_block(k, j))*ysz;
             d[j] = qg_h2f((const ggml_fp16_t *)(const void *) yb);
-            sa[j] = k == QG_Q4_1 ? qg_h2f((const ggml_fp16_t *)(const void *) (yb + 2)) : 0.0f;
+            sa[j] = qg_has_min(k) ? qg_h2f((const ggml_fp16_t *)(const void *) (yb + 2)) : 0.0f;
             int sum = 0;
-            if (k == QG_Q4_0) {
+            if (qg_offset(k) != 0) {
                 const int8_t * q = ((const block_q8_0 *)(const void *) yb)->qs;
                 for (int i = 0; i < QK8_0; i++) {
                     sum += q[i];
                 }
             }
-            o[j] = 8*sum;
+            o[j] = qg_offset(k)*sum;
         }
         act->d[g] = _mm256_loadu_ps(d);
         act->s[g] = _mm256_loadu_ps(sa);
@@ -90,7 +127,7 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, struct qg_act 
     if (k == QG_Q8_0) {
         return; // its loop reads the activation blocks as they are
     }
-    const size_t qo = k == QG_Q4_1 ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
+    const size_t qo = qg_has_min(k) ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
     for (int i = 0; i < ng*QG_GROUP/2; i++) {
         const char * a = y + (size_t) (2*i)*ysz + qo;
         const char * b = a + ysz;
@@ -99,7 +136,7 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, struct qg_act 
     }
 }
 
-// the fp16 words at the start of 8 blocks (d, and Q4_1's m after it) of the group at xg, in the
+// the fp16 words at the start of 8 blocks (d, and the m of Q4_1 / Q5_1 after it) of the group at xg, in the
 // lane order of the reduced sums: *dw the 8 scales, *mw (Q4_1) the 8 mins
 QG_INLINE void qg_scales(enum qg_kind k, const char * xg, __m256 * dw, __m256 * mw) {
     const size_t xsz = qg_xsize(k);
@@ -111,7 +148,7 @@ QG_INLINE void qg_scales(enum qg_kind k, const char * xg, __m256 * dw, __m256 * 
     }
     const __m128i lo = _mm_unpacklo_epi64(_mm_unpacklo_epi32(v[0], v[1]), _mm_unpacklo_epi32(v[2], v[3]));
     const __m128i hi = _mm_unpacklo_epi64(_mm_unpacklo_epi32(v[4], v[5]), _mm_unpacklo_epi32(v[6], v[7]));
-    if (k != QG_Q4_1) {
+    if (!qg_has_min(k)) {
         // only the low word of each dword: pack the 8 words into one register
         const __m128i wl = _mm_shuffle_epi8(lo, _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
         const __m128i wh = _mm_shuffle_epi8(hi, _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
@@ -126,22 +163,68 @@ QG_INLINE void qg_scales(enum qg_kind k, const char * xg, __m256 * dw, __m256 * 
     *mw = _mm256_cvtph_ps(_mm256_extracti128_si256(p, 1));
 }
 
-// the 8 exact integer block sums of a 4-bit group (lane order of qg_lane_block)
+// the high bits of the block pair (a, a + xsz) as 0x10 bytes in the pair layout: *lo for elements
+// 0..15 of both blocks, *hi for 16..31
+QG_INLINE void qg_high_bits(enum qg_kind k, const char * a, size_t xsz, __m256i * lo, __m256i * hi) {
+    uint32_t qa, qb;
+    memcpy(&qa, a + qg_qh_off(k), sizeof(qa));
+    memcpy(&qb, a + xsz + qg_qh_off(k), sizeof(qb));
+    const __m256i rep = _mm256_set1_epi64x((long long) ((uint64_t) qa | (uint64_t) qb << 32));
+    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
+    const __m256i ten = _mm256_set1_epi8(0x10);
+    const __m256i slo = _mm256_set_epi64x(0x0505050505050505ll, 0x0404040404040404ll, 0x0101010101010101ll, 0);
+    const __m256i shi = _mm256_set_epi64x(0x0707070707070707ll, 0x0606060606060606ll, 0x0303030303030303ll,
+                                          0x0202020202020202ll);
+    const __m256i bl = _mm256_and_si256(_mm256_shuffle_epi8(rep, slo), bit);
+    const __m256i bh = _mm256_and_si256(_mm256_shuffle_epi8(rep, shi), bit);
+    *lo = _mm256_and_si256(_mm256_cmpeq_epi8(bl, bit), ten);
+    *hi = _mm256_and_si256(_mm256_cmpeq_epi8(bh, bit), ten);
+}
+
+// the 8 exact integer block sums of a group of the nibble types (lane order of qg_lane_block)
 QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, const struct qg_act * act, int g) {
     const size_t xsz = qg_xsize(k);
-    const size_t qo = k == QG_Q4_1 ? offsetof(block_q4_1, qs) : offsetof(block_q4_0, qs);
+    const size_t qo = qg_qs_off(k);
     const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
+    const __m256i iq4 = _mm256_set_m128i(v128, v128);
     __m256i p[4];
     for (int j = 0; j < 4; j++) {
-        const char * a = xg + (size_t) (2*j)*xsz + qo;
-        const __m256i w = _mm256_loadu2_m128i((const __m128i *)(const void *) (a + xsz), (const __m128i *)(const void *) a);
-        const __m256i lo = _mm256_and_si256(w, m4);
-        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
-        // at most 2*15*128 per maddubs lane, so 4 of these sums fit int16 (the two hadds below)
+        const char * a = xg + (size_t) (2*j)*xsz;
+        const __m256i w = _mm256_loadu2_m128i((const __m128i *)(const void *) (a + xsz + qo),
+                                              (const __m128i *)(const void *) (a + qo));
+        __m256i lo = _mm256_and_si256(w, m4);
+        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
+        if (k == QG_IQ4_NL) {
+            // signed levels: |v| times a with v's sign; a lane reaches 2*127*128, so the halves
+            // are widened to int32 before they are added
+            const __m256i vl = _mm256_shuffle_epi8(iq4, lo), vh = _mm256_shuffle_epi8(iq4, hi);
+            const __m256i al = _mm256_sign_epi8(act->lo[4*g + j], vl), ah = _mm256_sign_epi8(act->hi[4*g + j], vh);
+            p[j] = _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(vl), al), ones),
+                                    _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(vh), ah), ones));
+            continue;
+        }
+        if (k == QG_Q5_0 || k == QG_Q5_1) {
+            __m256i bl, bh;
+            qg_high_bits(k, a, xsz, &bl, &bh);
+            lo = _mm256_or_si256(lo, bl);
+            hi = _mm256_or_si256(hi, bh);
+        }
+        // a maddubs lane reaches 2*15*128 (4-bit) or 2*31*128 (5-bit): the int16 sums below fit
         p[j] = _mm256_add_epi16(_mm256_maddubs_epi16(lo, act->lo[4*g + j]), _mm256_maddubs_epi16(hi, act->hi[4*g + j]));
     }
+    if (k == QG_IQ4_NL) {
+        return _mm256_hadd_epi32(_mm256_hadd_epi32(p[0], p[1]), _mm256_hadd_epi32(p[2], p[3]));
+    }
+    if (k == QG_Q5_0 || k == QG_Q5_1) {
+        // two pair sums per int16 at most (4*2*31*128 would overflow), then int32
+        const __m256i h01 = _mm256_madd_epi16(_mm256_hadd_epi16(p[0], p[1]), ones);
+        const __m256i h23 = _mm256_madd_epi16(_mm256_hadd_epi16(p[2], p[3]), ones);
+        return _mm256_hadd_epi32(h01, h23);
+    }
     const __m256i h = _mm256_hadd_epi16(_mm256_hadd_epi16(p[0], p[1]), _mm256_hadd_epi16(p[2], p[3]));
-    return _mm256_madd_epi16(h, _mm256_set1_epi16(1));
+    return _mm256_madd_epi16(h, ones);
 }
 
 // the 8 exact integer block sums of a Q8_0 group against the activation blocks at yg
@@ -171,6 +254,9 @@ QG_INLINE float qg_tail(enum qg_kind k, int nt, const void * x, const void * y) 
     switch (k) {
         case QG_Q4_0: ggml_cpu_q_dot_q4_0_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
         case QG_Q4_1: ggml_cpu_q_dot_q4_1_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
+        case QG_Q5_0: ggml_cpu_q_dot_q5_0_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
+        case QG_Q5_1: ggml_cpu_q_dot_q5_1_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
+        case QG_IQ4_NL: ggml_cpu_q_dot_iq4_nl_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
         case QG_Q8_0: ggml_cpu_q_dot_q8_0_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
     }
     return t;
@@ -202,9 +288,11 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
                 if (k == QG_Q8_0) {
                     const __m256i is = qg_sums_q8_0(xg, ys + (size_t) g*QG_GROUP*ysz);
                     acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
-                } else if (k == QG_Q4_0) {
+                } else if (qg_offset(k) != 0) {
                     const __m256i is = _mm256_sub_epi32(qg_sums_4bit(k, xg, &act, g), act.o[g]);
                     acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
+                } else if (!qg_has_min(k)) {
+                    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_4bit(k, xg, &act, g)), acc);
                 } else {
                     acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_4bit(k, xg, &act, g)), acc);
                     acc = _mm256_fmadd_ps(mw, act.s[g], acc);
@@ -229,6 +317,9 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
 
 QG_DEFINE(q4_0, QG_Q4_0)
 QG_DEFINE(q4_1, QG_Q4_1)
+QG_DEFINE(q5_0, QG_Q5_0)
+QG_DEFINE(q5_1, QG_Q5_1)
+QG_DEFINE(iq4_nl, QG_IQ4_NL)
 QG_DEFINE(q8_0, QG_Q8_0)
 
 #else
