@@ -151,8 +151,7 @@ static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
 }
 
 // the decode slot (gemv) of type t: nr rows (consecutive in memory, and strided past a row) against
-// one activation row, K of 7 blocks (only the vec_dot tail), 18 (groups + tail: the family's
-// output matrix has K = 576), 152, and 265 blocks (two activation segments of the AVX2 kernel)
+// one activation row of K elements (the lengths in main)
 static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, const char * lv, int64_t K) {
     const struct ggml_cpu_quant_kernels * q = &kt->quant[t];
     const struct ggml_cpu_kernels * kp = ggml_cpu_kernels_get(true);
@@ -312,9 +311,11 @@ int main(void) {
         int ng = 0;
         for (int t = 0; t < GGML_TYPE_COUNT; t++) {
             if (kt->quant[t].gemv != NULL) {
-                const int64_t ks[] = { 7*32, 18*32, 152*32, 265*32 };
-                for (size_t i = 0; i < sizeof(ks)/sizeof(ks[0]); i++) {
-                    check_gemv(kt, (enum ggml_type) t, lv, ks[i]);
+                // in blocks of 32: only the tail, groups + tail (K = 576: the family's output matrix),
+                // many groups, two activation segments; the 256-blocks: 1, 3, 19 and 34 super-blocks
+                const int64_t k32[] = { 7*32, 18*32, 152*32, 265*32 }, k256[] = { 256, 3*256, 19*256, 34*256 };
+                for (size_t i = 0; i < 4; i++) {
+                    check_gemv(kt, (enum ggml_type) t, lv, ggml_blck_size((enum ggml_type) t) == 256 ? k256[i] : k32[i]);
                 }
                 ng++;
             }
