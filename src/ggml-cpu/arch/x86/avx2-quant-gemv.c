@@ -17,7 +17,8 @@
 //   - the block-sum terms are folded into the prepared activations: Q4_0's -8*sum(a) is an exact
 //     int32 per block (the integer sums stay exact, as in vec_dot), Q4_1's min is m_w*s_a with
 //     the Q8_1 block's stored s.
-// Blocks past the last whole group of 8 go through the type's vec_dot.
+// A row's last blocks past its whole groups of 8 are a partial group (zeros in the prepared
+// activations where blocks are missing; nothing past the row is read).
 
 #include "avx2-quant.h"
 #include "ggml-impl.h"
@@ -101,14 +102,22 @@ QG_INLINE float qg_h2f(const ggml_fp16_t * h) {
     return _cvtsh_ss(*h);
 }
 
-// ng groups of activation blocks (Q8_0, or Q8_1 for Q4_1) into act
-QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, struct qg_act * act) {
+// ng groups of activation blocks (Q8_0, or Q8_1 for Q4_1 / Q5_1) into act; only the first nv
+// blocks exist (the last group may be partial): the others are zeros, so that whatever a kernel
+// puts in their place multiplies to 0
+QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct qg_act * act) {
     const size_t ysz = qg_ysize(k);
     for (int g = 0; g < ng; g++) {
         float d[QG_GROUP], sa[QG_GROUP];
         int o[QG_GROUP];
         for (int j = 0; j < QG_GROUP; j++) {
-            const char * yb = y + (size_t) (g*QG_GROUP + qg_lane_block(k, j))*ysz;
+            const int b = g*QG_GROUP + qg_lane_block(k, j);
+            const char * yb = y + (size_t) b*ysz;
+            if (b >= nv) {
+                d[j] = sa[j] = 0.0f;
+                o[j] = 0;
+                continue;
+            }
             d[j] = qg_h2f((const ggml_fp16_t *)(const void *) yb);
             sa[j] = qg_has_min(k) ? qg_h2f((const ggml_fp16_t *)(const void *) (yb + 2)) : 0.0f;
             int sum = 0;
@@ -131,19 +140,27 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, struct qg_act 
     for (int i = 0; i < ng*QG_GROUP/2; i++) {
         const char * a = y + (size_t) (2*i)*ysz + qo;
         const char * b = a + ysz;
-        act->lo[i] = _mm256_loadu2_m128i((const __m128i *)(const void *) b, (const __m128i *)(const void *) a);
-        act->hi[i] = _mm256_loadu2_m128i((const __m128i *)(const void *) (b + 16), (const __m128i *)(const void *) (a + 16));
+        const __m128i z = _mm_setzero_si128();
+        const __m128i al = 2*i < nv ? _mm_loadu_si128((const __m128i *)(const void *) a) : z;
+        const __m128i ah = 2*i < nv ? _mm_loadu_si128((const __m128i *)(const void *) (a + 16)) : z;
+        const __m128i bl = 2*i + 1 < nv ? _mm_loadu_si128((const __m128i *)(const void *) b) : z;
+        const __m128i bh = 2*i + 1 < nv ? _mm_loadu_si128((const __m128i *)(const void *) (b + 16)) : z;
+        act->lo[i] = _mm256_set_m128i(bl, al);
+        act->hi[i] = _mm256_set_m128i(bh, ah);
     }
 }
 
 // the fp16 words at the start of 8 blocks (d, and the m of Q4_1 / Q5_1 after it) of the group at xg, in the
-// lane order of the reduced sums: *dw the 8 scales, *mw (Q4_1) the 8 mins
-QG_INLINE void qg_scales(enum qg_kind k, const char * xg, __m256 * dw, __m256 * mw) {
+// lane order of the reduced sums: *dw the 8 scales, *mw (Q4_1 / Q5_1) the 8 mins; blocks from nv on
+// are not read (0)
+QG_INLINE void qg_scales(enum qg_kind k, const char * xg, int nv, __m256 * dw, __m256 * mw) {
     const size_t xsz = qg_xsize(k);
     __m128i v[QG_GROUP];
     for (int j = 0; j < QG_GROUP; j++) {
-        int w;
-        memcpy(&w, xg + (size_t) qg_lane_block(k, j)*xsz, sizeof(w));
+        int w = 0;
+        if (qg_lane_block(k, j) < nv) {
+            memcpy(&w, xg + (size_t) qg_lane_block(k, j)*xsz, sizeof(w));
+        }
         v[j] = _mm_cvtsi32_si128(w);
     }
     const __m128i lo = _mm_unpacklo_epi64(_mm_unpacklo_epi32(v[0], v[1]), _mm_unpacklo_epi32(v[2], v[3]));
@@ -163,12 +180,14 @@ QG_INLINE void qg_scales(enum qg_kind k, const char * xg, __m256 * dw, __m256 * 
     *mw = _mm256_cvtph_ps(_mm256_extracti128_si256(p, 1));
 }
 
-// the high bits of the block pair (a, a + xsz) as 0x10 bytes in the pair layout: *lo for elements
-// 0..15 of both blocks, *hi for 16..31
-QG_INLINE void qg_high_bits(enum qg_kind k, const char * a, size_t xsz, __m256i * lo, __m256i * hi) {
-    uint32_t qa, qb;
+// the high bits of the block pair (a, a + xsz; the second one only if two) as 0x10 bytes in the
+// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31
+QG_INLINE void qg_high_bits(enum qg_kind k, const char * a, size_t xsz, bool two, __m256i * lo, __m256i * hi) {
+    uint32_t qa, qb = 0;
     memcpy(&qa, a + qg_qh_off(k), sizeof(qa));
-    memcpy(&qb, a + xsz + qg_qh_off(k), sizeof(qb));
+    if (two) {
+        memcpy(&qb, a + xsz + qg_qh_off(k), sizeof(qb));
+    }
     const __m256i rep = _mm256_set1_epi64x((long long) ((uint64_t) qa | (uint64_t) qb << 32));
     const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
     const __m256i ten = _mm256_set1_epi8(0x10);
@@ -181,8 +200,9 @@ QG_INLINE void qg_high_bits(enum qg_kind k, const char * a, size_t xsz, __m256i 
     *hi = _mm256_and_si256(_mm256_cmpeq_epi8(bh, bit), ten);
 }
 
-// the 8 exact integer block sums of a group of the nibble types (lane order of qg_lane_block)
-QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, const struct qg_act * act, int g) {
+// the 8 exact integer block sums of a group of the nibble types (lane order of qg_lane_block), of
+// which the first nv blocks exist
+QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g) {
     const size_t xsz = qg_xsize(k);
     const size_t qo = qg_qs_off(k);
     const __m256i m4 = _mm256_set1_epi8(0x0F);
@@ -192,8 +212,14 @@ QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, const struct qg_
     __m256i p[4];
     for (int j = 0; j < 4; j++) {
         const char * a = xg + (size_t) (2*j)*xsz;
-        const __m256i w = _mm256_loadu2_m128i((const __m128i *)(const void *) (a + xsz + qo),
-                                              (const __m128i *)(const void *) (a + qo));
+        if (2*j >= nv) {
+            p[j] = _mm256_setzero_si256();
+            continue;
+        }
+        const bool two = 2*j + 1 < nv;
+        const __m128i wa = _mm_loadu_si128((const __m128i *)(const void *) (a + qo));
+        const __m256i w = _mm256_set_m128i(two ? _mm_loadu_si128((const __m128i *)(const void *) (a + xsz + qo)) :
+                                                 _mm_setzero_si128(), wa);
         __m256i lo = _mm256_and_si256(w, m4);
         __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
         if (k == QG_IQ4_NL) {
@@ -207,7 +233,7 @@ QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, const struct qg_
         }
         if (k == QG_Q5_0 || k == QG_Q5_1) {
             __m256i bl, bh;
-            qg_high_bits(k, a, xsz, &bl, &bh);
+            qg_high_bits(k, a, xsz, two, &bl, &bh);
             lo = _mm256_or_si256(lo, bl);
             hi = _mm256_or_si256(hi, bh);
         }
@@ -227,10 +253,15 @@ QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, const struct qg_
     return _mm256_madd_epi16(h, ones);
 }
 
-// the 8 exact integer block sums of a Q8_0 group against the activation blocks at yg
-QG_INLINE __m256i qg_sums_q8_0(const char * xg, const char * yg) {
+// the 8 exact integer block sums of a Q8_0 group against the activation blocks at yg, of which
+// the first nv blocks exist
+QG_INLINE __m256i qg_sums_q8_0(const char * xg, const char * yg, int nv) {
     __m256i m[QG_GROUP];
     for (int j = 0; j < QG_GROUP; j++) {
+        if (j >= nv) {
+            m[j] = _mm256_setzero_si256();
+            continue;
+        }
         const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *) (xg + (size_t) j*sizeof(block_q8_0) + 2));
         const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *) (yg + (size_t) j*sizeof(block_q8_0) + 2));
         const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w));
@@ -248,63 +279,57 @@ QG_INLINE float qg_hsum(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-// the rest of a row past its whole groups: nt blocks through the type's vec_dot
-QG_INLINE float qg_tail(enum qg_kind k, int nt, const void * x, const void * y) {
-    float t = 0.0f;
-    switch (k) {
-        case QG_Q4_0: ggml_cpu_q_dot_q4_0_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
-        case QG_Q4_1: ggml_cpu_q_dot_q4_1_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
-        case QG_Q5_0: ggml_cpu_q_dot_q5_0_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
-        case QG_Q5_1: ggml_cpu_q_dot_q5_1_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
-        case QG_IQ4_NL: ggml_cpu_q_dot_iq4_nl_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
-        case QG_Q8_0: ggml_cpu_q_dot_q8_0_avx2(nt*QK8_0, &t, 0, x, 0, y, 0, 1); break;
+// one group of row data at xg (nv blocks of it exist) into acc
+QG_INLINE __m256 qg_group(enum qg_kind k, const char * xg, int nv, const char * yg, const struct qg_act * act, int g,
+        __m256 acc) {
+    __m256 dw, mw;
+    qg_scales(k, xg, nv, &dw, &mw);
+    const __m256 dd = _mm256_mul_ps(dw, act->d[g]);
+    if (k == QG_Q8_0) {
+        return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_q8_0(xg, yg, nv)), acc);
     }
-    return t;
+    if (qg_offset(k) != 0) {
+        const __m256i is = _mm256_sub_epi32(qg_sums_4bit(k, xg, nv, act, g), act->o[g]);
+        return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
+    }
+    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_4bit(k, xg, nv, act, g)), acc);
+    if (qg_has_min(k)) {
+        acc = _mm256_fmadd_ps(mw, act->s[g], acc);
+    }
+    return acc;
 }
 
 QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t bx, const char * y, int nr) {
     const size_t xsz = qg_xsize(k), ysz = qg_ysize(k);
-    const int nb = n/QK8_0, ng = nb/QG_GROUP;
+    const int nb = n/QK8_0;
+    const int ngs = (nb + QG_GROUP - 1)/QG_GROUP; // groups, the last one possibly partial
     struct qg_act act;
     for (int r = 0; r < nr; r++) {
         s[r] = 0.0f;
     }
-    for (int g0 = 0; g0 < ng; g0 += QG_SEG/QG_GROUP) {
-        const int gn = ng - g0 < QG_SEG/QG_GROUP ? ng - g0 : QG_SEG/QG_GROUP;
+    for (int g0 = 0; g0 < ngs; g0 += QG_SEG/QG_GROUP) {
+        const int gn = ngs - g0 < QG_SEG/QG_GROUP ? ngs - g0 : QG_SEG/QG_GROUP;
+        const int nv = nb - g0*QG_GROUP < gn*QG_GROUP ? nb - g0*QG_GROUP : gn*QG_GROUP; // blocks in the segment
+        const int gfull = nv/QG_GROUP, rest = nv % QG_GROUP;
         const char * ys = y + (size_t) g0*QG_GROUP*ysz;
-        qg_prepare(k, ys, gn, &act);
+        qg_prepare(k, ys, gn, nv, &act);
         for (int r = 0; r < nr; r++) {
             const char * xr = x + (size_t) r*bx + (size_t) g0*QG_GROUP*xsz;
             __m256 acc = _mm256_setzero_ps();
-            for (int g = 0; g < gn; g++) {
+            for (int g = 0; g < gfull; g++) {
                 const char * xg = xr + (size_t) g*QG_GROUP*xsz;
                 // the rows of a call follow each other in memory (bx is a row): one stream
                 for (size_t o = 0; o < QG_GROUP*xsz; o += 64) {
                     _mm_prefetch(xg + QG_PF + o, _MM_HINT_T0);
                 }
-                __m256 dw, mw;
-                qg_scales(k, xg, &dw, &mw);
-                const __m256 dd = _mm256_mul_ps(dw, act.d[g]);
-                if (k == QG_Q8_0) {
-                    const __m256i is = qg_sums_q8_0(xg, ys + (size_t) g*QG_GROUP*ysz);
-                    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
-                } else if (qg_offset(k) != 0) {
-                    const __m256i is = _mm256_sub_epi32(qg_sums_4bit(k, xg, &act, g), act.o[g]);
-                    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
-                } else if (!qg_has_min(k)) {
-                    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_4bit(k, xg, &act, g)), acc);
-                } else {
-                    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_4bit(k, xg, &act, g)), acc);
-                    acc = _mm256_fmadd_ps(mw, act.s[g], acc);
-                }
+                acc = qg_group(k, xg, QG_GROUP, ys + (size_t) g*QG_GROUP*ysz, &act, g, acc);
+            }
+            if (rest > 0) {
+                // the row's last blocks: a partial group (nothing past them is read)
+                acc = qg_group(k, xr + (size_t) gfull*QG_GROUP*xsz, rest, ys + (size_t) gfull*QG_GROUP*ysz, &act, gfull,
+                               acc);
             }
             s[r] += qg_hsum(acc);
-        }
-    }
-    if (nb > ng*QG_GROUP) {
-        const size_t off = (size_t) ng*QG_GROUP;
-        for (int r = 0; r < nr; r++) {
-            s[r] += qg_tail(k, nb - ng*QG_GROUP, x + (size_t) r*bx + off*xsz, y + off*ysz);
         }
     }
 }
