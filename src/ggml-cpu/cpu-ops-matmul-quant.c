@@ -12,7 +12,8 @@
 // The dot products are the quant slots of the kernel table (cpu-kernels.h) of the level in use:
 // the slot's register tile (GGML_CPU_QTILE_ROWS weight rows x GGML_CPU_QTILE_COLS columns per
 // call: several rows' loads in flight for decode, unpacked weights shared by columns for prompts)
-// where the level has one, else one vec_dot per output.
+// where the level has one, else one vec_dot per output. One column (decode) goes to the slot's
+// gemv where there is one: the item's rows as one stream (docs/cpu-kernels.md, "Quantized decode").
 
 #include "cpu-ops-matmul-quant.h"
 #include "cpu-kernels.h"
