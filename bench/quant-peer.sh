@@ -9,7 +9,7 @@
 #               committed. Its shared libraries are built under /tmp/ggml-quant-peer (Release,
 #               native) unless FAMILY_LIBDIR names a folder that already holds libggml.so,
 #               libggml-base.so and libggml-cpu.so of a build of the same sources.
-#   threads 2, prompt_N 14336, types "q4_0,q4_1,q8_0,q4_K,q5_K,q6_K,iq4_nl,iq4_xs", rounds 3,
+#   threads 2, prompt_N 14336 (0: decode only), types "q4_0,q4_1,q8_0,q4_K,q5_K,q6_K,iq4_nl,iq4_xs", rounds 3,
 #   clock wall (or cpu: process CPU time, for 1-thread comparisons on a loaded machine).
 # Ours: build/release (configured and built here when missing).
 set -euo pipefail
@@ -67,7 +67,8 @@ def table(lib):
             f = [x.strip() for x in line.strip().strip("|").split("|")]
             if len(f) == 6 and f[0] not in ("type", "---"):
                 star = f[4].endswith("*")
-                rows.setdefault(f[0], []).append((float(f[1]), float(f[2]), float(f[4].rstrip("*")), star))
+                pv = f[4].rstrip("*")
+                rows.setdefault(f[0], []).append((float(f[1]), float(f[2]), float(pv) if pv != "-" else float("nan"), star))
     return rows, (statistics.median(peaks) if peaks else 0.0)
 ours, peak = table("ours")
 fam, _ = table("family")

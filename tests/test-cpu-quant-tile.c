@@ -5,6 +5,8 @@
 //     row and column strides larger than a row, Gaussian data of several scales: each output
 //     against the double dot of the dequantized weight and activation rows (2e-5 of the sum of
 //     |products|) and against the portable vec_dot;
+//   - every decode slot (gemv) of every level: 1, 5 and 37 rows, contiguous and strided, row
+//     lengths that exercise its groups, tail and activation segments, with the same bounds;
 //   - the activation quantizers (Q8_0, Q8_1, Q8_K) of every level, byte for byte as the reference;
 //   - MUL_MAT with quantized weights through a graph at odd sizes (N not a multiple of the tile's
 //     rows, M of 1, 2, 3, 5 and 67 columns, a broadcast batch) with 1 and 2 threads at the level
@@ -148,6 +150,61 @@ static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
     free(yf);
 }
 
+// the decode slot (gemv) of type t: nr rows (consecutive in memory, and strided past a row) against
+// one activation row of K elements (the lengths in main)
+static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, const char * lv, int64_t K) {
+    const struct ggml_cpu_quant_kernels * q = &kt->quant[t];
+    const struct ggml_cpu_kernels * kp = ggml_cpu_kernels_get(true);
+    const enum ggml_type vt = q->vec_dot_type;
+    enum { NR = 37 };
+    const size_t row = ggml_row_size(t, K), ry = ggml_row_size(vt, K);
+    uint8_t * y = malloc(ry);
+    float * yf = malloc((size_t) K*sizeof(float));
+    float out[NR + 1];
+    TEST_CHECK(y != NULL && yf != NULL);
+    for (int rep = 0; rep < 3 && y != NULL && yf != NULL; rep++) {
+        const float scale = rep == 2 ? 1e-3f : 1.0f + 2.0f*(float) rep;
+        const size_t rx = rep == 1 ? row + 64 : row; // contiguous rows, and rows with gaps
+        // exactly the rows (the sanitizer build sees any read past the last one)
+        uint8_t * x = malloc(rx*(NR - 1) + row);
+        TEST_CHECK(x != NULL);
+        if (x == NULL) {
+            break;
+        }
+        for (int r = 0; r < NR; r++) {
+            TEST_CHECK(quantize_gauss(t, K, 1.0f + 0.25f*(float) r, x + r*rx));
+        }
+        for (int64_t i = 0; i < K; i++) {
+            yf[i] = scale*rnd_gauss();
+        }
+        kt->quant[vt].from_float(yf, y, K);
+        const int nrs[] = { 1, 5, NR };
+        for (size_t ni = 0; ni < sizeof(nrs)/sizeof(nrs[0]); ni++) {
+            const int nr = nrs[ni];
+            for (int r = 0; r <= NR; r++) {
+                out[r] = NAN;
+            }
+            q->gemv((int) K, out, x, rx, y, nr);
+            for (int r = 0; r < nr; r++) {
+                double sabs;
+                const double ref = ref_dot(t, x + r*rx, vt, y, K, &sabs);
+                float sp = NAN;
+                kp->quant[t].vec_dot((int) K, &sp, 0, x + r*rx, 0, y, 0, 1);
+                const double tol = 2e-5*sabs + 1e-30;
+                TEST_CHECK_MSG(isfinite(out[r]) && fabs(out[r] - ref) <= tol,
+                               "[%s] %s K=%d gemv nr=%d row %d rep %d: %.9g vs double %.9g (tol %.3g)", lv,
+                               ggml_type_name(t), (int) K, nr, r, rep, (double) out[r], ref, tol);
+                TEST_CHECK_MSG(fabs((double) out[r] - sp) <= 2.0*tol, "[%s] %s K=%d gemv row %d: %.9g vs portable %.9g",
+                               lv, ggml_type_name(t), (int) K, r, (double) out[r], (double) sp);
+            }
+            TEST_CHECK_MSG(isnan(out[nr]), "[%s] %s gemv nr=%d wrote past its rows", lv, ggml_type_name(t), nr);
+        }
+        free(x);
+    }
+    free(y);
+    free(yf);
+}
+
 // the activation quantizers of a level (from_float of the Q8_0 / Q8_1 / Q8_K slots) against the
 // reference quantizers, byte for byte: Gaussian rows of several scales, a zero block, a constant
 // block and values on the rounding halves
@@ -256,7 +313,19 @@ int main(void) {
                 n++;
             }
         }
-        printf("test-cpu-quant-tile: [%s] tiles of %d quantized types checked\n", lv, n);
+        int ng = 0;
+        for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+            if (kt->quant[t].gemv != NULL) {
+                // in blocks of 32: only the tail, groups + tail (K = 576: the family's output matrix),
+                // many groups, two activation segments; the 256-blocks: 1, 3, 19 and 34 super-blocks
+                const int64_t k32[] = { 7*32, 18*32, 152*32, 265*32 }, k256[] = { 256, 3*256, 19*256, 34*256 };
+                for (size_t i = 0; i < 4; i++) {
+                    check_gemv(kt, (enum ggml_type) t, lv, ggml_blck_size((enum ggml_type) t) == 256 ? k256[i] : k32[i]);
+                }
+                ng++;
+            }
+        }
+        printf("test-cpu-quant-tile: [%s] tiles of %d quantized types checked, decode kernels of %d\n", lv, n, ng);
         check_act_quantizers(kt, lv);
     }
     const struct ggml_cpu_kernels * kl = ggml_cpu_kernels_get(false);

@@ -80,6 +80,9 @@ static void fill_table(struct ggml_cpu_kernels * t, const struct ggml_cpu_kernel
         if (t->quant[type].tile == NULL && t->quant[type].vec_dot_type == lower->quant[type].vec_dot_type) {
             t->quant[type].tile = lower->quant[type].tile;
         }
+        if (t->quant[type].gemv == NULL && t->quant[type].vec_dot_type == lower->quant[type].vec_dot_type) {
+            t->quant[type].gemv = lower->quant[type].gemv;
+        }
         FILL(quant[type].from_float)
     }
 }

@@ -69,12 +69,16 @@ typedef void (*ggml_cpu_quant_from_float_fn)(const float * x, void * y, int64_t 
 #define GGML_CPU_QTILE_COLS 8
 typedef void (*ggml_cpu_quant_tile_fn)(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by,
         int nr, int nc);
+// Decode (one activation column): s[r] = dot(weight row x + r*bx, activation row y) for any nr >= 1,
+// the rows streamed in order (MUL_MAT passes a chunk of consecutive rows); reads vec_dot_type.
+typedef void (*ggml_cpu_quant_gemv_fn)(int n, float * s, const void * x, size_t bx, const void * y, int nr);
 
 struct ggml_cpu_quant_kernels {
     enum ggml_type               vec_dot_type; // the activation type vec_dot reads (set with vec_dot)
     ggml_cpu_quant_dot_fn        vec_dot;      // NULL: this level has no kernel for the type
     ggml_cpu_quant_from_float_fn from_float;   // for slots that are activation types (Q8_0, Q8_1, Q8_K)
     ggml_cpu_quant_tile_fn       tile;         // optional (NULL: MUL_MAT loops over vec_dot); reads vec_dot_type
+    ggml_cpu_quant_gemv_fn       gemv;         // optional decode kernel (NULL: the tile or vec_dot); reads vec_dot_type
 };
 
 struct ggml_cpu_kernels {

@@ -12,7 +12,8 @@
 // The dot products are the quant slots of the kernel table (cpu-kernels.h) of the level in use:
 // the slot's register tile (GGML_CPU_QTILE_ROWS weight rows x GGML_CPU_QTILE_COLS columns per
 // call: several rows' loads in flight for decode, unpacked weights shared by columns for prompts)
-// where the level has one, else one vec_dot per output.
+// where the level has one, else one vec_dot per output. One column (decode) goes to the slot's
+// gemv where there is one: the item's rows as one stream (docs/cpu-kernels.md, "Quantized decode").
 
 #include "cpu-ops-matmul-quant.h"
 #include "cpu-kernels.h"
@@ -114,9 +115,17 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
     // phase 2: chunks of weight rows (a multiple of the tile's rows); enough of them for the
     // dynamic split to even out
     const int64_t nbatch = ne2*ne3;
-    int64_t chunk = (N + 8*params->nth - 1)/(8*params->nth);
-    chunk = MAX((int64_t) 4, MIN(chunk, (int64_t) 64));
-    chunk = (chunk + GGML_CPU_QTILE_ROWS - 1)/GGML_CPU_QTILE_ROWS*GGML_CPU_QTILE_ROWS;
+    // Decode through the gemv slot: long chunks, each one contiguous stream of weight rows
+    const bool decode = M == 1 && q->gemv != NULL;
+    int64_t chunk;
+    if (decode) {
+        chunk = (N + 4*params->nth - 1)/(4*params->nth);
+        chunk = MAX((int64_t) 8, MIN((chunk + 7)/8*8, (int64_t) 1024));
+    } else {
+        chunk = (N + 8*params->nth - 1)/(8*params->nth);
+        chunk = MAX((int64_t) 4, MIN(chunk, (int64_t) 64));
+        chunk = (chunk + GGML_CPU_QTILE_ROWS - 1)/GGML_CPU_QTILE_ROWS*GGML_CPU_QTILE_ROWS;
+    }
     const int64_t nchunk = (N + chunk - 1)/chunk;
     const int64_t r2 = b->ne[2]/a->ne[2], r3 = b->ne[3]/a->ne[3];
     const size_t  ldc = op->nb[1]/sizeof(float);
@@ -126,6 +135,10 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
         const char * abase = (const char *) a->data + (i2/r2)*a->nb[2] + (i3/r3)*a->nb[3];
         const char * bbase = wq + (size_t) (batch*M)*rb;
         char * cbase = (char *) op->data + i2*op->nb[2] + i3*op->nb[3];
+        if (decode) {
+            q->gemv((int) K, (float *)(void *) cbase + n0, abase + n0*a->nb[1], a->nb[1], bbase, (int) (n1 - n0));
+            continue;
+        }
         for (int64_t m0 = 0; m0 < M; m0 += QMM_TILE_M) {
             const int64_t m1 = MIN(M, m0 + QMM_TILE_M);
             if (q->tile != NULL) {

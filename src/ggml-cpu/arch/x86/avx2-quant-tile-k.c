@@ -166,8 +166,9 @@ QTK_INLINE __m256i qtk_levels(enum qtk_kind k, const void * blk, const struct qt
     return _mm256_setzero_si256();
 }
 
+// pf > 0 (decode, one row): the rows are one stream, fetched pf bytes ahead of this row's block
 QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_t bs, const char * x, size_t bx,
-        const char * y, size_t by) {
+        const char * y, size_t by, size_t pf) {
     const size_t xsz = qtk_xsize(k);
     const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
     const __m256i iq4_vals = _mm256_set_m128i(v128, v128);
@@ -187,6 +188,11 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
                 // R short interleaved streams: fetch this super-block of the next R rows (the next call's)
                 for (size_t o = 0; o < xsz; o += 64) {
                     _mm_prefetch((const char *) xb[r] + (size_t) R*bx + o, _MM_HINT_T0);
+                }
+            }
+            if (pf > 0) {
+                for (size_t o = 0; o < xsz; o += 64) {
+                    _mm_prefetch((const char *) xb[r] + pf + o, _MM_HINT_T0);
                 }
             }
             qtk_row_prep(k, xb[r], &w[r]);
@@ -245,10 +251,10 @@ QTK_INLINE void qtk_tile(enum qtk_kind k, int n, float * s, size_t bs, const voi
     const int nb = n/QK_K;
     if (nc == 1) {
         if (nr == 4) {
-            qtk_body(k, 4, 1, nb, s, bs, x, bx, y, by);
+            qtk_body(k, 4, 1, nb, s, bs, x, bx, y, by, 0);
         } else {
             for (int r = 0; r < nr; r++) {
-                qtk_body(k, 1, 1, nb, s + r, bs, x + (size_t) r*bx, bx, y, by);
+                qtk_body(k, 1, 1, nb, s + r, bs, x + (size_t) r*bx, bx, y, by, 0);
             }
         }
         return;
@@ -257,19 +263,27 @@ QTK_INLINE void qtk_tile(enum qtk_kind k, int n, float * s, size_t bs, const voi
         const char * xr = x + (size_t) r*bx;
         int c = 0;
         for (; c + 8 <= nc; c += 8) {
-            qtk_body(k, 1, 8, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            qtk_body(k, 1, 8, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by, 0);
         }
         if (c + 4 <= nc) {
-            qtk_body(k, 1, 4, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            qtk_body(k, 1, 4, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by, 0);
             c += 4;
         }
         if (c + 2 <= nc) {
-            qtk_body(k, 1, 2, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            qtk_body(k, 1, 2, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by, 0);
             c += 2;
         }
         if (c < nc) {
-            qtk_body(k, 1, 1, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by);
+            qtk_body(k, 1, 1, nb, s + (size_t) c*bs + r, bs, xr, bx, y + (size_t) c*by, by, 0);
         }
+    }
+}
+
+// decode (the gemv slot): the rows one after the other, each a 1 x 1 body, as one contiguous
+// stream with a software prefetch 2 KiB ahead (4 interleaved rows were slower: docs/cpu-kernels.md)
+QTK_INLINE void qtk_gemv(enum qtk_kind k, int n, float * s, const char * x, size_t bx, const char * y, int nr) {
+    for (int r = 0; r < nr; r++) {
+        qtk_body(k, 1, 1, n/QK_K, s + r, 0, x + (size_t) r*bx, bx, y, 0, 2048);
     }
 }
 
@@ -279,10 +293,19 @@ QTK_INLINE void qtk_tile(enum qtk_kind k, int n, float * s, size_t bs, const voi
         qtk_tile(kind, n, s, bs, x, bx, y, by, nr, nc); \
     }
 
+// Q6_K and IQ4_XS only: for Q4_K and Q5_K the 4 x 1 tile decoded as fast (docs/cpu-kernels.md)
+#define QTK_DEFINE_GEMV(name, kind) \
+    GGML_TARGET_AVX2 void ggml_cpu_q_gemv_##name##_avx2(int n, float * s, const void * x, size_t bx, const void * y, \
+            int nr) { \
+        qtk_gemv(kind, n, s, x, bx, y, nr); \
+    }
+
 QTK_DEFINE(q4_K, QTK_Q4_K)
 QTK_DEFINE(q5_K, QTK_Q5_K)
 QTK_DEFINE(q6_K, QTK_Q6_K)
 QTK_DEFINE(iq4_xs, QTK_IQ4_XS)
+QTK_DEFINE_GEMV(q6_K, QTK_Q6_K)
+QTK_DEFINE_GEMV(iq4_xs, QTK_IQ4_XS)
 
 #else
 

@@ -1,0 +1,354 @@
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q8_0: s[r] = dot(weight
+// row r, one activation row) for any number of rows, the rows streamed one after the other.
+//
+// Decode reads every weight byte once, so it should run at memory bandwidth; the register tiles
+// did not (about 14 vector operations per 32-element block and row, and 4 interleaved row streams
+// that the hardware prefetcher follows poorly). Here, measured on an AVX2 Zen 3 core (design notes
+// in docs/cpu-kernels.md, "Quantized decode"):
+//   - one row at a time, in address order: the rows of a call are one contiguous stream, helped by
+//     a software prefetch QG_PF bytes ahead (4 interleaved rows streamed at 0.6 of that speed);
+//   - the activation row is prepared once per call into the layout the loop wants: for the 4-bit
+//     types two blocks side by side ([elements 0..15 of both | 16..31 of both]), so that one
+//     32-byte weight register holds two blocks' nibbles with a single load + insert and both
+//     maddubs read their activations straight from L1; the float scales of 8 blocks in one vector;
+//   - 8 blocks' integer sums are reduced to one vector of 8 block sums (hadd), converted and
+//     scaled in one step, with the weights' 8 fp16 scales gathered by 32-bit loads and unpacks
+//     (a vpgatherdd was slower) and converted by one vcvtph2ps;
+//   - the block-sum terms are folded into the prepared activations: Q4_0's -8*sum(a) is an exact
+//     int32 per block (the integer sums stay exact, as in vec_dot), Q4_1's min is m_w*s_a with
+//     the Q8_1 block's stored s.
+// A row's last blocks past its whole groups of 8 are a partial group (zeros in the prepared
+// activations where blocks are missing; nothing past the row is read).
+
+#include "avx2-quant.h"
+#include "ggml-impl.h"
+#include "ggml-quants.h"
+#include "ggml-quants-tables.h"
+
+#if GGML_CPU_X86
+
+#include <immintrin.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+enum qg_kind { QG_Q4_0, QG_Q4_1, QG_Q5_0, QG_Q5_1, QG_IQ4_NL, QG_Q8_0 };
+
+#define QG_GROUP 8    // blocks reduced together
+#define QG_SEG   256  // blocks of activation prepared at a time (8192 elements); longer rows take segments
+#define QG_PF    2048 // software prefetch distance in the weight stream, bytes
+
+#define QG_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+
+// the activation row of one segment in the loop's layout
+struct qg_act {
+    __m256i lo[QG_SEG/2]; // 4-bit types: elements 0..15 of blocks 2j and 2j+1
+    __m256i hi[QG_SEG/2]; // elements 16..31 of the same blocks
+    __m256  d[QG_SEG/QG_GROUP];  // activation scales, in the lane order of the reduced sums
+    __m256  s[QG_SEG/QG_GROUP];  // Q4_1: the stored s = d*sum(q) of the Q8_1 blocks
+    __m256i o[QG_SEG/QG_GROUP];  // Q4_0: 8*sum(q) per block (subtracted from the unsigned sums)
+};
+
+QG_INLINE size_t qg_xsize(enum qg_kind k) {
+    switch (k) {
+        case QG_Q4_0:   return sizeof(block_q4_0);
+        case QG_Q4_1:   return sizeof(block_q4_1);
+        case QG_Q5_0:   return sizeof(block_q5_0);
+        case QG_Q5_1:   return sizeof(block_q5_1);
+        case QG_IQ4_NL: return sizeof(block_iq4_nl);
+        case QG_Q8_0:   return sizeof(block_q8_0);
+    }
+    return 0;
+}
+
+// the types with a min (m_w*s_a per block, Q8_1 activations)
+QG_INLINE bool qg_has_min(enum qg_kind k) {
+    return k == QG_Q4_1 || k == QG_Q5_1;
+}
+
+// the unsigned types' offset (Q4_0: levels - 8, Q5_0: - 16), applied as offset*sum(a) per block
+QG_INLINE int qg_offset(enum qg_kind k) {
+    return k == QG_Q4_0 ? 8 : k == QG_Q5_0 ? 16 : 0;
+}
+
+// offset of the 16 nibble bytes in a weight block, and of the 32 high bits (5-bit types)
+QG_INLINE size_t qg_qs_off(enum qg_kind k) {
+    switch (k) {
+        case QG_Q4_0:   return offsetof(block_q4_0, qs);
+        case QG_Q4_1:   return offsetof(block_q4_1, qs);
+        case QG_Q5_0:   return offsetof(block_q5_0, qs);
+        case QG_Q5_1:   return offsetof(block_q5_1, qs);
+        case QG_IQ4_NL: return offsetof(block_iq4_nl, qs);
+        case QG_Q8_0:   return offsetof(block_q8_0, qs);
+    }
+    return 0;
+}
+
+QG_INLINE size_t qg_qh_off(enum qg_kind k) {
+    return k == QG_Q5_0 ? offsetof(block_q5_0, qh) : offsetof(block_q5_1, qh);
+}
+
+QG_INLINE size_t qg_ysize(enum qg_kind k) {
+    return qg_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
+}
+
+// the block of a group whose sum lands in lane j of the reduced vector: the 4-bit types reduce
+// pairs (2i, 2i+1) with the even blocks in the low lanes, Q8_0 keeps the order
+QG_INLINE int qg_lane_block(enum qg_kind k, int j) {
+    return k == QG_Q8_0 ? j : j < 4 ? 2*j : 2*(j - 4) + 1;
+}
+
+QG_INLINE float qg_h2f(const ggml_fp16_t * h) {
+    return _cvtsh_ss(*h);
+}
+
+// ng groups of activation blocks (Q8_0, or Q8_1 for Q4_1 / Q5_1) into act; only the first nv
+// blocks exist (the last group may be partial): the others are zeros, so that whatever a kernel
+// puts in their place multiplies to 0
+QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct qg_act * act) {
+    const size_t ysz = qg_ysize(k);
+    for (int g = 0; g < ng; g++) {
+        float d[QG_GROUP], sa[QG_GROUP];
+        int o[QG_GROUP];
+        for (int j = 0; j < QG_GROUP; j++) {
+            const int b = g*QG_GROUP + qg_lane_block(k, j);
+            const char * yb = y + (size_t) b*ysz;
+            if (b >= nv) {
+                d[j] = sa[j] = 0.0f;
+                o[j] = 0;
+                continue;
+            }
+            d[j] = qg_h2f((const ggml_fp16_t *)(const void *) yb);
+            sa[j] = qg_has_min(k) ? qg_h2f((const ggml_fp16_t *)(const void *) (yb + 2)) : 0.0f;
+            int sum = 0;
+            if (qg_offset(k) != 0) {
+                const int8_t * q = ((const block_q8_0 *)(const void *) yb)->qs;
+                for (int i = 0; i < QK8_0; i++) {
+                    sum += q[i];
+                }
+            }
+            o[j] = qg_offset(k)*sum;
+        }
+        act->d[g] = _mm256_loadu_ps(d);
+        act->s[g] = _mm256_loadu_ps(sa);
+        act->o[g] = _mm256_loadu_si256((const __m256i *)(const void *) o);
+    }
+    if (k == QG_Q8_0) {
+        return; // its loop reads the activation blocks as they are
+    }
+    const size_t qo = qg_has_min(k) ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
+    for (int i = 0; i < ng*QG_GROUP/2; i++) {
+        const char * a = y + (size_t) (2*i)*ysz + qo;
+        const char * b = a + ysz;
+        const __m128i z = _mm_setzero_si128();
+        const __m128i al = 2*i < nv ? _mm_loadu_si128((const __m128i *)(const void *) a) : z;
+        const __m128i ah = 2*i < nv ? _mm_loadu_si128((const __m128i *)(const void *) (a + 16)) : z;
+        const __m128i bl = 2*i + 1 < nv ? _mm_loadu_si128((const __m128i *)(const void *) b) : z;
+        const __m128i bh = 2*i + 1 < nv ? _mm_loadu_si128((const __m128i *)(const void *) (b + 16)) : z;
+        act->lo[i] = _mm256_set_m128i(bl, al);
+        act->hi[i] = _mm256_set_m128i(bh, ah);
+    }
+}
+
+// the fp16 words at the start of 8 blocks (d, and the m of Q4_1 / Q5_1 after it) of the group at xg, in the
+// lane order of the reduced sums: *dw the 8 scales, *mw (Q4_1 / Q5_1) the 8 mins; blocks from nv on
+// are not read (0)
+QG_INLINE void qg_scales(enum qg_kind k, const char * xg, int nv, __m256 * dw, __m256 * mw) {
+    const size_t xsz = qg_xsize(k);
+    __m128i v[QG_GROUP];
+    for (int j = 0; j < QG_GROUP; j++) {
+        int w = 0;
+        if (qg_lane_block(k, j) < nv) {
+            memcpy(&w, xg + (size_t) qg_lane_block(k, j)*xsz, sizeof(w));
+        }
+        v[j] = _mm_cvtsi32_si128(w);
+    }
+    const __m128i lo = _mm_unpacklo_epi64(_mm_unpacklo_epi32(v[0], v[1]), _mm_unpacklo_epi32(v[2], v[3]));
+    const __m128i hi = _mm_unpacklo_epi64(_mm_unpacklo_epi32(v[4], v[5]), _mm_unpacklo_epi32(v[6], v[7]));
+    if (!qg_has_min(k)) {
+        // only the low word of each dword: pack the 8 words into one register
+        const __m128i wl = _mm_shuffle_epi8(lo, _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+        const __m128i wh = _mm_shuffle_epi8(hi, _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1));
+        *dw = _mm256_cvtph_ps(_mm_unpacklo_epi64(wl, wh));
+        *mw = _mm256_setzero_ps();
+        return;
+    }
+    const __m256i sel = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15,
+                                         0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    const __m256i p = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(_mm256_set_m128i(hi, lo), sel), 0xD8);
+    *dw = _mm256_cvtph_ps(_mm256_castsi256_si128(p));
+    *mw = _mm256_cvtph_ps(_mm256_extracti128_si256(p, 1));
+}
+
+// the high bits of the block pair (a, a + xsz; the second one only if two) as 0x10 bytes in the
+// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31
+QG_INLINE void qg_high_bits(enum qg_kind k, const char * a, size_t xsz, bool two, __m256i * lo, __m256i * hi) {
+    uint32_t qa, qb = 0;
+    memcpy(&qa, a + qg_qh_off(k), sizeof(qa));
+    if (two) {
+        memcpy(&qb, a + xsz + qg_qh_off(k), sizeof(qb));
+    }
+    const __m256i rep = _mm256_set1_epi64x((long long) ((uint64_t) qa | (uint64_t) qb << 32));
+    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
+    const __m256i ten = _mm256_set1_epi8(0x10);
+    const __m256i slo = _mm256_set_epi64x(0x0505050505050505ll, 0x0404040404040404ll, 0x0101010101010101ll, 0);
+    const __m256i shi = _mm256_set_epi64x(0x0707070707070707ll, 0x0606060606060606ll, 0x0303030303030303ll,
+                                          0x0202020202020202ll);
+    const __m256i bl = _mm256_and_si256(_mm256_shuffle_epi8(rep, slo), bit);
+    const __m256i bh = _mm256_and_si256(_mm256_shuffle_epi8(rep, shi), bit);
+    *lo = _mm256_and_si256(_mm256_cmpeq_epi8(bl, bit), ten);
+    *hi = _mm256_and_si256(_mm256_cmpeq_epi8(bh, bit), ten);
+}
+
+// the 8 exact integer block sums of a group of the nibble types (lane order of qg_lane_block), of
+// which the first nv blocks exist
+QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g) {
+    const size_t xsz = qg_xsize(k);
+    const size_t qo = qg_qs_off(k);
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
+    const __m256i iq4 = _mm256_set_m128i(v128, v128);
+    __m256i p[4];
+    for (int j = 0; j < 4; j++) {
+        const char * a = xg + (size_t) (2*j)*xsz;
+        if (2*j >= nv) {
+            p[j] = _mm256_setzero_si256();
+            continue;
+        }
+        const bool two = 2*j + 1 < nv;
+        const __m128i wa = _mm_loadu_si128((const __m128i *)(const void *) (a + qo));
+        const __m256i w = _mm256_set_m128i(two ? _mm_loadu_si128((const __m128i *)(const void *) (a + xsz + qo)) :
+                                                 _mm_setzero_si128(), wa);
+        __m256i lo = _mm256_and_si256(w, m4);
+        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
+        if (k == QG_IQ4_NL) {
+            // signed levels: |v| times a with v's sign; a lane reaches 2*127*128, so the halves
+            // are widened to int32 before they are added
+            const __m256i vl = _mm256_shuffle_epi8(iq4, lo), vh = _mm256_shuffle_epi8(iq4, hi);
+            const __m256i al = _mm256_sign_epi8(act->lo[4*g + j], vl), ah = _mm256_sign_epi8(act->hi[4*g + j], vh);
+            p[j] = _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(vl), al), ones),
+                                    _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(vh), ah), ones));
+            continue;
+        }
+        if (k == QG_Q5_0 || k == QG_Q5_1) {
+            __m256i bl, bh;
+            qg_high_bits(k, a, xsz, two, &bl, &bh);
+            lo = _mm256_or_si256(lo, bl);
+            hi = _mm256_or_si256(hi, bh);
+        }
+        // a maddubs lane reaches 2*15*128 (4-bit) or 2*31*128 (5-bit): the int16 sums below fit
+        p[j] = _mm256_add_epi16(_mm256_maddubs_epi16(lo, act->lo[4*g + j]), _mm256_maddubs_epi16(hi, act->hi[4*g + j]));
+    }
+    if (k == QG_IQ4_NL) {
+        return _mm256_hadd_epi32(_mm256_hadd_epi32(p[0], p[1]), _mm256_hadd_epi32(p[2], p[3]));
+    }
+    if (k == QG_Q5_0 || k == QG_Q5_1) {
+        // two pair sums per int16 at most (4*2*31*128 would overflow), then int32
+        const __m256i h01 = _mm256_madd_epi16(_mm256_hadd_epi16(p[0], p[1]), ones);
+        const __m256i h23 = _mm256_madd_epi16(_mm256_hadd_epi16(p[2], p[3]), ones);
+        return _mm256_hadd_epi32(h01, h23);
+    }
+    const __m256i h = _mm256_hadd_epi16(_mm256_hadd_epi16(p[0], p[1]), _mm256_hadd_epi16(p[2], p[3]));
+    return _mm256_madd_epi16(h, ones);
+}
+
+// the 8 exact integer block sums of a Q8_0 group against the activation blocks at yg, of which
+// the first nv blocks exist
+QG_INLINE __m256i qg_sums_q8_0(const char * xg, const char * yg, int nv) {
+    __m256i m[QG_GROUP];
+    for (int j = 0; j < QG_GROUP; j++) {
+        if (j >= nv) {
+            m[j] = _mm256_setzero_si256();
+            continue;
+        }
+        const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *) (xg + (size_t) j*sizeof(block_q8_0) + 2));
+        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *) (yg + (size_t) j*sizeof(block_q8_0) + 2));
+        const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w));
+        m[j] = _mm256_madd_epi16(p, _mm256_set1_epi16(1));
+    }
+    const __m256i g0 = _mm256_hadd_epi32(_mm256_hadd_epi32(m[0], m[1]), _mm256_hadd_epi32(m[2], m[3]));
+    const __m256i g1 = _mm256_hadd_epi32(_mm256_hadd_epi32(m[4], m[5]), _mm256_hadd_epi32(m[6], m[7]));
+    return _mm256_add_epi32(_mm256_permute2x128_si256(g0, g1, 0x20), _mm256_permute2x128_si256(g0, g1, 0x31));
+}
+
+QG_INLINE float qg_hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// one group of row data at xg (nv blocks of it exist) into acc
+QG_INLINE __m256 qg_group(enum qg_kind k, const char * xg, int nv, const char * yg, const struct qg_act * act, int g,
+        __m256 acc) {
+    __m256 dw, mw;
+    qg_scales(k, xg, nv, &dw, &mw);
+    const __m256 dd = _mm256_mul_ps(dw, act->d[g]);
+    if (k == QG_Q8_0) {
+        return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_q8_0(xg, yg, nv)), acc);
+    }
+    if (qg_offset(k) != 0) {
+        const __m256i is = _mm256_sub_epi32(qg_sums_4bit(k, xg, nv, act, g), act->o[g]);
+        return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
+    }
+    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_4bit(k, xg, nv, act, g)), acc);
+    if (qg_has_min(k)) {
+        acc = _mm256_fmadd_ps(mw, act->s[g], acc);
+    }
+    return acc;
+}
+
+QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t bx, const char * y, int nr) {
+    const size_t xsz = qg_xsize(k), ysz = qg_ysize(k);
+    const int nb = n/QK8_0;
+    const int ngs = (nb + QG_GROUP - 1)/QG_GROUP; // groups, the last one possibly partial
+    struct qg_act act;
+    for (int r = 0; r < nr; r++) {
+        s[r] = 0.0f;
+    }
+    for (int g0 = 0; g0 < ngs; g0 += QG_SEG/QG_GROUP) {
+        const int gn = ngs - g0 < QG_SEG/QG_GROUP ? ngs - g0 : QG_SEG/QG_GROUP;
+        const int nv = nb - g0*QG_GROUP < gn*QG_GROUP ? nb - g0*QG_GROUP : gn*QG_GROUP; // blocks in the segment
+        const int gfull = nv/QG_GROUP, rest = nv % QG_GROUP;
+        const char * ys = y + (size_t) g0*QG_GROUP*ysz;
+        qg_prepare(k, ys, gn, nv, &act);
+        for (int r = 0; r < nr; r++) {
+            const char * xr = x + (size_t) r*bx + (size_t) g0*QG_GROUP*xsz;
+            __m256 acc = _mm256_setzero_ps();
+            for (int g = 0; g < gfull; g++) {
+                const char * xg = xr + (size_t) g*QG_GROUP*xsz;
+                // the rows of a call follow each other in memory (bx is a row): one stream
+                for (size_t o = 0; o < QG_GROUP*xsz; o += 64) {
+                    _mm_prefetch(xg + QG_PF + o, _MM_HINT_T0);
+                }
+                acc = qg_group(k, xg, QG_GROUP, ys + (size_t) g*QG_GROUP*ysz, &act, g, acc);
+            }
+            if (rest > 0) {
+                // the row's last blocks: a partial group (nothing past them is read)
+                acc = qg_group(k, xr + (size_t) gfull*QG_GROUP*xsz, rest, ys + (size_t) gfull*QG_GROUP*ysz, &act, gfull,
+                               acc);
+            }
+            s[r] += qg_hsum(acc);
+        }
+    }
+}
+
+#define QG_DEFINE(name, kind) \
+    GGML_TARGET_AVX2 void ggml_cpu_q_gemv_##name##_avx2(int n, float * s, const void * x, size_t bx, const void * y, \
+            int nr) { \
+        qg_gemv(kind, n, s, x, bx, y, nr); \
+    }
+
+QG_DEFINE(q4_0, QG_Q4_0)
+QG_DEFINE(q4_1, QG_Q4_1)
+QG_DEFINE(q5_0, QG_Q5_0)
+QG_DEFINE(q5_1, QG_Q5_1)
+QG_DEFINE(iq4_nl, QG_IQ4_NL)
+QG_DEFINE(q8_0, QG_Q8_0)
+
+#else
+
+typedef int ggml_avx2_quant_gemv_unused;
+
+#endif // GGML_CPU_X86
