@@ -219,6 +219,9 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_REPEAT_BACK, GGML_OP_SILU_BACK, GGML_OP_RMS_NORM_BACK, GGML_OP_GET_ROWS_BACK, GGML_OP_SOFT_MAX_BACK,
     GGML_OP_COUNT_EQUAL, GGML_OP_CROSS_ENTROPY_LOSS, GGML_OP_CROSS_ENTROPY_LOSS_BACK, GGML_OP_OPT_STEP_ADAMW,
     GGML_OP_OPT_STEP_SGD, GGML_OP_ROPE_BACK, GGML_OP_POOL_2D_BACK,
+    // issue 22's shape2 group (ref-shape2.c)
+    GGML_OP_UPSCALE, GGML_OP_WIN_PART, GGML_OP_WIN_UNPART, GGML_OP_GET_REL_POS, GGML_OP_ADD_REL_POS,
+    GGML_OP_COL2IM_1D, GGML_OP_IM2COL_BACK,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -402,6 +405,14 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_OPT_STEP_SGD:
         case GGML_OP_POOL_2D_BACK:
             return ggml_ref_op_backward(node, out, err, err_size);
+        case GGML_OP_UPSCALE:
+        case GGML_OP_WIN_PART:
+        case GGML_OP_WIN_UNPART:
+        case GGML_OP_GET_REL_POS:
+        case GGML_OP_ADD_REL_POS:
+        case GGML_OP_COL2IM_1D:
+        case GGML_OP_IM2COL_BACK:
+            return ggml_ref_op_shape2(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }
