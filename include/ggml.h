@@ -1029,6 +1029,13 @@ extern "C" {
     // its backward pass and CPU kernel use this order.)
     GGML_API struct ggml_tensor * ggml_im2col_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
             int64_t * ne, int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D);
+    // gradients of attention O = V softmax(K^T Q / sqrt(D)) (the family's FLASH_ATTN_BACK, whose own
+    // constructor is disabled): q [D, N, H, B], k [D, M, Hkv, B], v [M, D, Hkv, B] (transposed), d [D, N, H, B]
+    // the gradient of O, all F32, H a multiple of Hkv (query head h uses kv head h % Hkv), M >= N; masked:
+    // query i sees keys j <= (M - N) + i. 1-d F32 result: grad q, grad k and grad v (shaped and laid out
+    // like q, k, v), each starting at a multiple of GGML_MEM_ALIGN bytes, zeros between; i32[0] = masked
+    GGML_API struct ggml_tensor * ggml_flash_attn_back(struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k,
+            struct ggml_tensor * v, struct ggml_tensor * d, bool masked);
 
     // zero padding at the end of each dimension
     GGML_API struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);

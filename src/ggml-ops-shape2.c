@@ -1,6 +1,6 @@
 // Op constructors of issue 22's "shape2" group: UPSCALE (ggml_upscale, ggml_upscale_ext,
 // ggml_interpolate), the segment-anything ops WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS,
-// COL2IM_1D and IM2COL_BACK.
+// COL2IM_1D, IM2COL_BACK and FLASH_ATTN_BACK.
 // Shapes, op_params and sources as the ggml family lays them out; where the family asserts, these
 // return NULL with a logged message.
 
@@ -204,4 +204,43 @@ struct ggml_tensor * ggml_im2col_back(struct ggml_context * ctx, struct ggml_ten
     const int32_t params[7] = { s0, s1, p0, p1, d0, d1, is_2D ? 1 : 0 };
     ggml_set_op_params(result, params, sizeof(params));
     return ggml_ops_node(result, GGML_OP_IM2COL_BACK, a, b, NULL);
+}
+
+//
+// FLASH_ATTN_BACK
+//
+
+struct ggml_tensor * ggml_flash_attn_back(struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k,
+        struct ggml_tensor * v, struct ggml_tensor * d, bool masked) {
+    GGML_OPS_CHECK_ARG(ctx);
+    GGML_OPS_CHECK_ARG(q);
+    GGML_OPS_CHECK_ARG(k);
+    GGML_OPS_CHECK_ARG(v);
+    GGML_OPS_CHECK_ARG(d);
+    GGML_OPS_CHECK(q->type == GGML_TYPE_F32 && k->type == GGML_TYPE_F32 && v->type == GGML_TYPE_F32 && d->type == GGML_TYPE_F32,
+            "q, k, v and d must be F32 (are %s, %s, %s, %s)", ggml_type_name(q->type), ggml_type_name(k->type),
+            ggml_type_name(v->type), ggml_type_name(d->type));
+    const int64_t dim = q->ne[0], n = q->ne[1], m = k->ne[1], h = q->ne[2], hkv = k->ne[2], b = q->ne[3];
+    GGML_OPS_CHECK(k->ne[0] == dim && k->ne[3] == b, "k " GGML_OPS_NE_FMT " must be [D, M, Hkv, B] for q " GGML_OPS_NE_FMT,
+            GGML_OPS_NE_ARGS(k), GGML_OPS_NE_ARGS(q));
+    GGML_OPS_CHECK(v->ne[0] == m && v->ne[1] == dim && v->ne[2] == hkv && v->ne[3] == b,
+            "v " GGML_OPS_NE_FMT " must be [M, D, Hkv, B] = [%lld, %lld, %lld, %lld]", GGML_OPS_NE_ARGS(v),
+            (long long) m, (long long) dim, (long long) hkv, (long long) b);
+    GGML_OPS_CHECK(ggml_are_same_shape(d, q), "d " GGML_OPS_NE_FMT " must have q's shape " GGML_OPS_NE_FMT,
+            GGML_OPS_NE_ARGS(d), GGML_OPS_NE_ARGS(q));
+    GGML_OPS_CHECK(hkv > 0 && h % hkv == 0, "q's %lld heads are not a multiple of k's %lld", (long long) h, (long long) hkv);
+    GGML_OPS_CHECK(m >= n && dim > 0 && n > 0, "need D, N > 0 and at least as many keys (%lld) as queries (%lld)",
+            (long long) m, (long long) n);
+    const size_t tsize = sizeof(float);
+    const size_t offs_k = GGML_PAD((size_t) ggml_nelements(q)*tsize, GGML_MEM_ALIGN);
+    const size_t offs_v = offs_k + GGML_PAD((size_t) ggml_nelements(k)*tsize, GGML_MEM_ALIGN);
+    const size_t end    = offs_v + GGML_PAD((size_t) ggml_nelements(v)*tsize, GGML_MEM_ALIGN);
+    const int64_t ne[1] = { (int64_t) ((end + tsize - 1) / tsize) };
+    struct ggml_tensor * result = ggml_ops_new(__func__, ctx, GGML_TYPE_F32, 1, ne);
+    if (result == NULL) {
+        return NULL;
+    }
+    ggml_set_op_params_i32(result, 0, masked ? 1 : 0);
+    result->src[3] = d;
+    return ggml_ops_node(result, GGML_OP_FLASH_ATTN_BACK, q, k, v);
 }

@@ -1,9 +1,10 @@
 // CPU kernels of issue 22's "shape2" group: UPSCALE (nearest, bilinear with and without
 // antialiasing, bicubic; align-corners), WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS,
-// COL2IM_1D, IM2COL_BACK. Semantics as tests/ref/ref-shape2.c. Every kernel splits the result's
-// rows (dims 1..3; COL2IM_1D: its elements, as one row can be the whole signal) over the threads
-// and reads its sources through their strides. UPSCALE computes its coordinates in float,
-// as the family's CPU backend does, so that the nearest-neighbour picks are the same.
+// COL2IM_1D, IM2COL_BACK, FLASH_ATTN_BACK. Semantics as tests/ref/ref-shape2.c. Every kernel
+// splits the result's rows (dims 1..3; COL2IM_1D: its elements, as one row can be the whole
+// signal; FLASH_ATTN_BACK: the kv heads) over the threads and reads its sources through their
+// strides. UPSCALE computes its coordinates in float, as the family's CPU backend does, so that
+// the nearest-neighbour picks are the same.
 
 #include "ggml-cpu-impl.h"
 
@@ -157,6 +158,29 @@ static bool im2col_back_supported(const struct ggml_tensor * op) {
     return a->ne[0] == ic*kh*kw && (is_2d ? a->ne[3] == n : (a->ne[2] == n && a->ne[3] == 1 && op->ne[3] == 1));
 }
 
+// byte offsets of grad k and grad v in a FLASH_ATTN_BACK result (grad q starts at 0)
+static void fab_offsets(const struct ggml_tensor * op, size_t * offs_k, size_t * offs_v, size_t * end) {
+    *offs_k = GGML_PAD((size_t) ggml_nelements(op->src[0])*sizeof(float), GGML_MEM_ALIGN);
+    *offs_v = *offs_k + GGML_PAD((size_t) ggml_nelements(op->src[1])*sizeof(float), GGML_MEM_ALIGN);
+    *end    = *offs_v + GGML_PAD((size_t) ggml_nelements(op->src[2])*sizeof(float), GGML_MEM_ALIGN);
+}
+
+static bool flash_attn_back_supported(const struct ggml_tensor * op) {
+    const struct ggml_tensor * q = op->src[0], * k = op->src[1], * v = op->src[2], * d = op->src[3];
+    if (k == NULL || v == NULL || d == NULL || q->type != GGML_TYPE_F32 || k->type != GGML_TYPE_F32 ||
+        v->type != GGML_TYPE_F32 || d->type != GGML_TYPE_F32 || op->type != GGML_TYPE_F32) {
+        return false;
+    }
+    const int64_t dim = q->ne[0], n = q->ne[1], m = k->ne[1], hkv = k->ne[2];
+    if (k->ne[0] != dim || k->ne[3] != q->ne[3] || v->ne[0] != m || v->ne[1] != dim || v->ne[2] != hkv ||
+        v->ne[3] != q->ne[3] || !ggml_are_same_shape(d, q) || hkv <= 0 || q->ne[2] % hkv != 0 || m < n || n <= 0) {
+        return false;
+    }
+    size_t offs_k, offs_v, end;
+    fab_offsets(op, &offs_k, &offs_v, &end);
+    return ggml_is_contiguous(op) && ggml_nbytes(op) >= end;
+}
+
 bool ggml_cpu_shape2_supports(const struct ggml_tensor * op) {
     if (op->src[0] == NULL) {
         return false;
@@ -169,17 +193,26 @@ bool ggml_cpu_shape2_supports(const struct ggml_tensor * op) {
         case GGML_OP_ADD_REL_POS: return add_rel_pos_supported(op);
         case GGML_OP_COL2IM_1D:   return col2im_1d_supported(op);
         case GGML_OP_IM2COL_BACK: return im2col_back_supported(op);
+        case GGML_OP_FLASH_ATTN_BACK: return flash_attn_back_supported(op);
         default:                  return false;
     }
 }
 
+// FLASH_ATTN_BACK: per thread, the scores and probabilities of one query (2*M floats), cache-line padded
+static size_t fab_per_thread(const struct ggml_tensor * op) {
+    return GGML_PAD(2*(size_t) op->src[1]->ne[1]*sizeof(float), GGML_CPU_CACHE_LINE);
+}
+
 size_t ggml_cpu_shape2_work_size(const struct ggml_tensor * op, int n_threads) {
-    GGML_UNUSED(op);
-    GGML_UNUSED(n_threads);
-    return 0;
+    return op->op == GGML_OP_FLASH_ATTN_BACK ? fab_per_thread(op)*(size_t) n_threads : 0;
 }
 
 int ggml_cpu_shape2_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    if (op->op == GGML_OP_FLASH_ATTN_BACK) {
+        // threads own whole kv heads (their grad k, grad v and the query heads that use them)
+        const int64_t heads = op->src[1]->ne[2]*op->src[1]->ne[3];
+        return heads < n_threads ? (int) heads : n_threads;
+    }
     return ggml_nelements(op) < SHAPE2_MIN_ELEMS ? 1 : n_threads;
 }
 
@@ -419,6 +452,88 @@ static void im2col_back_row(const struct ggml_tensor * a, struct ggml_tensor * d
     }
 }
 
+//
+// FLASH_ATTN_BACK
+//
+
+// one query i of head (hq, b), kv head hk: adds its share to grad q (row i), grad k and grad v
+static void fab_query(const struct ggml_tensor * op, float * gq, float * gk, float * gv, float * s, float * p,
+        int64_t i, int64_t hq, int64_t hk, int64_t b) {
+    const struct ggml_tensor * q = op->src[0], * k = op->src[1], * v = op->src[2], * d = op->src[3];
+    const int64_t dim = q->ne[0], n = q->ne[1], m = k->ne[1];
+    const float scale = 1.0f / sqrtf((float) dim);
+    const int64_t n_vis = ggml_get_op_params_i32(op, 0) ? (m - n) + i + 1 : m;
+    // probabilities of the visible keys
+    float smax = -INFINITY;
+    for (int64_t j = 0; j < n_vis; j++) {
+        float dot = 0.0f;
+        for (int64_t c = 0; c < dim; c++) {
+            dot += s2_f32(k, c, j, hk, b) * s2_f32(q, c, i, hq, b);
+        }
+        s[j] = dot*scale;
+        smax = s[j] > smax ? s[j] : smax;
+    }
+    double sum = 0.0;
+    for (int64_t j = 0; j < n_vis; j++) {
+        p[j] = expf(s[j] - smax);
+        sum += p[j];
+    }
+    const float inv = (float) (1.0 / sum);
+    // s becomes dL/dP = v_j . d_i, then dL/dS = P (dL/dP - P . dL/dP) * scale
+    float pdp = 0.0f;
+    for (int64_t j = 0; j < n_vis; j++) {
+        p[j] *= inv;
+        float dp = 0.0f;
+        for (int64_t c = 0; c < dim; c++) {
+            dp += s2_f32(v, j, c, hk, b) * s2_f32(d, c, i, hq, b);
+        }
+        s[j] = dp;
+        pdp += p[j]*dp;
+    }
+    for (int64_t j = 0; j < n_vis; j++) {
+        const float ds = p[j]*(s[j] - pdp)*scale;
+        for (int64_t c = 0; c < dim; c++) {
+            gq[c + dim*i] += ds*s2_f32(k, c, j, hk, b);
+            gk[c + dim*j] += ds*s2_f32(q, c, i, hq, b);
+            gv[j + m*c]   += p[j]*s2_f32(d, c, i, hq, b);
+        }
+    }
+}
+
+static void flash_attn_back(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    const struct ggml_tensor * q = op->src[0], * k = op->src[1];
+    const int64_t dim = q->ne[0], n = q->ne[1], m = k->ne[1], h = q->ne[2], hkv = k->ne[2];
+    size_t offs_k, offs_v, end;
+    fab_offsets(op, &offs_k, &offs_v, &end);
+    char * base = (char *) op->data;
+    if (params->ith == 0) {
+        // the alignment gaps between the three gradients (nobody else writes there)
+        const size_t nq = (size_t) ggml_nelements(q)*sizeof(float), nk = (size_t) ggml_nelements(k)*sizeof(float);
+        memset(base + nq, 0, offs_k - nq);
+        memset(base + offs_k + nk, 0, offs_v - offs_k - nk);
+        const size_t nv = (size_t) ggml_nelements(op->src[2])*sizeof(float);
+        memset(base + offs_v + nv, 0, ggml_nbytes(op) - offs_v - nv);
+    }
+    float * s = (float *) ((char *) params->wdata + fab_per_thread(op)*(size_t) params->ith);
+    float * p = s + m;
+    int64_t r0, r1;
+    ggml_cpu_split_range(hkv*q->ne[3], params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t hk = r % hkv, b = r / hkv;
+        float * gk = (float *) (base + offs_k) + dim*m*r;
+        float * gv = (float *) (base + offs_v) + m*dim*r;
+        memset(gk, 0, (size_t) (dim*m)*sizeof(float));
+        memset(gv, 0, (size_t) (m*dim)*sizeof(float));
+        for (int64_t hq = hk; hq < h; hq += hkv) {
+            float * gq = (float *) base + dim*n*(hq + h*b);
+            memset(gq, 0, (size_t) (dim*n)*sizeof(float));
+            for (int64_t i = 0; i < n; i++) {
+                fab_query(op, gq, gk, gv, s, p, i, hq, hk, b);
+            }
+        }
+    }
+}
+
 enum ggml_status ggml_cpu_shape2_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     if (!ggml_cpu_shape2_supports(op)) {
         if (params->ith == 0) {
@@ -427,6 +542,16 @@ enum ggml_status ggml_cpu_shape2_forward(const struct ggml_compute_params * para
         return GGML_STATUS_FAILED;
     }
     int64_t r0, r1;
+    if (op->op == GGML_OP_FLASH_ATTN_BACK) {
+        if (params->wdata == NULL || params->wsize < fab_per_thread(op)*(size_t) params->nth) {
+            if (params->ith == 0) {
+                GGML_LOG_ERROR("%s: FLASH_ATTN_BACK '%s': work buffer too small\n", __func__, op->name);
+            }
+            return GGML_STATUS_FAILED;
+        }
+        flash_attn_back(params, op);
+        return GGML_STATUS_SUCCESS;
+    }
     if (op->op == GGML_OP_COL2IM_1D) {
         ggml_cpu_split_range(op->ne[0]*op->ne[1], params->ith, params->nth, &r0, &r1);
         col2im_1d_range(op->src[0], op, r0, r1);

@@ -100,8 +100,8 @@ static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * s
 //   attn   : FLASH_ATTN_EXT
 //   backward: REPEAT_BACK, SILU_BACK, RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, COUNT_EQUAL,
 //            CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD (training)
-//   shape2 : UPSCALE, WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS, COL2IM_1D, IM2COL_BACK
-//            (cpu-ops-shape2.c)
+//   shape2 : UPSCALE, WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS, COL2IM_1D, IM2COL_BACK,
+//            FLASH_ATTN_BACK (cpu-ops-shape2.c)
 //
 // The CUSTOM / MAP_CUSTOM1..3 ops are handled by the framework itself (ggml-cpu-ops.c).
 //

@@ -221,7 +221,7 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_OPT_STEP_SGD, GGML_OP_ROPE_BACK, GGML_OP_POOL_2D_BACK,
     // issue 22's shape2 group (ref-shape2.c)
     GGML_OP_UPSCALE, GGML_OP_WIN_PART, GGML_OP_WIN_UNPART, GGML_OP_GET_REL_POS, GGML_OP_ADD_REL_POS,
-    GGML_OP_COL2IM_1D, GGML_OP_IM2COL_BACK,
+    GGML_OP_COL2IM_1D, GGML_OP_IM2COL_BACK, GGML_OP_FLASH_ATTN_BACK,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -412,6 +412,7 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_ADD_REL_POS:
         case GGML_OP_COL2IM_1D:
         case GGML_OP_IM2COL_BACK:
+        case GGML_OP_FLASH_ATTN_BACK:
             return ggml_ref_op_shape2(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));

@@ -21,11 +21,18 @@
 //                [IC*KH*KW, OW, OH, N] (1-d: [IC*KW, OW, N]); element ((ic*KH + ky)*KW + kx, ox, oy, n)
 //                adds to out[ox*s0 - p0 + kx*d0, oy*s1 - p1 + ky*d1, ic, n] when inside; KW, KH from
 //                the kernel src[1]
+//   FLASH_ATTN_BACK  i32[0] = masked; q [D, N, H, B], k [D, M, Hkv, B], v [M, D, Hkv, B], d [D, N, H, B];
+//                per query i of head h (kv head h % Hkv): P = softmax_j(k_j . q_i / sqrt(D)) over the
+//                keys j <= M - N + i when masked, all M otherwise; dP_j = v_j . d_i,
+//                dS_j = P_j (dP_j - sum P dP) / sqrt(D); grad q_i += sum_j dS_j k_j,
+//                grad k_j += dS_j q_i, grad v_j += P_j d_i. The result: grad q, grad k, grad v
+//                flat, each at the next multiple of GGML_MEM_ALIGN bytes, zeros between
 
 #define GGML_REF_INTERNAL
 #include "ggml-ref.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static int64_t ref_clampi(int64_t i, int64_t n) {
     return i < 0 ? 0 : (i >= n ? n - 1 : i);
@@ -290,6 +297,77 @@ static bool ref_im2col_back(const struct ggml_tensor * node, double * out, char 
     return true;
 }
 
+static size_t ref_pad_floats(int64_t n) {
+    return GGML_PAD((size_t) n*sizeof(float), GGML_MEM_ALIGN) / sizeof(float);
+}
+
+static bool ref_flash_attn_back(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
+    for (int i = 1; i < 4; i++) {
+        if (!ggml_ref_need_src(node, i, err, err_size)) {
+            return false;
+        }
+    }
+    const struct ggml_tensor * q = node->src[0], * k = node->src[1], * v = node->src[2], * d = node->src[3];
+    const int64_t dim = q->ne[0], n = q->ne[1], h = q->ne[2], nb = q->ne[3], m = k->ne[1], hkv = k->ne[2];
+    if (hkv <= 0 || h % hkv != 0 || m < n) {
+        return ggml_ref_fail(err, err_size, "FLASH_ATTN_BACK: bad head counts or fewer keys than queries");
+    }
+    const size_t offs_k = ref_pad_floats(ggml_nelements(q)), offs_v = offs_k + ref_pad_floats(ggml_nelements(k));
+    if ((int64_t) (offs_v + ref_pad_floats(ggml_nelements(v))) > ggml_ref_nel(node)) {
+        return ggml_ref_fail(err, err_size, "FLASH_ATTN_BACK: result too small");
+    }
+    for (int64_t i = 0; i < ggml_ref_nel(node); i++) {
+        out[i] = 0.0;
+    }
+    double * gq = out, * gk = out + offs_k, * gv = out + offs_v;
+    const bool masked = ggml_ref_param_i32(node, 0) != 0;
+    const double scale = 1.0 / sqrt((double) dim);
+    double * p = malloc(2*(size_t) m*sizeof(double));
+    if (p == NULL) {
+        return ggml_ref_fail(err, err_size, "FLASH_ATTN_BACK: out of memory");
+    }
+    double * dp = p + m;
+    for (int64_t b = 0; b < nb; b++) {
+        for (int64_t hq = 0; hq < h; hq++) {
+            const int64_t hk = hq % hkv;
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t n_vis = masked ? m - n + i + 1 : m;
+                double mx = -INFINITY, sum = 0.0, pdp = 0.0;
+                for (int64_t j = 0; j < n_vis; j++) {
+                    double s = 0.0;
+                    for (int64_t c = 0; c < dim; c++) {
+                        s += ggml_ref_get(k, c, j, hk, b) * ggml_ref_get(q, c, i, hq, b);
+                    }
+                    p[j] = s*scale;
+                    mx = fmax(mx, p[j]);
+                }
+                for (int64_t j = 0; j < n_vis; j++) {
+                    p[j] = exp(p[j] - mx);
+                    sum += p[j];
+                }
+                for (int64_t j = 0; j < n_vis; j++) {
+                    p[j] /= sum;
+                    dp[j] = 0.0;
+                    for (int64_t c = 0; c < dim; c++) {
+                        dp[j] += ggml_ref_get(v, j, c, hk, b) * ggml_ref_get(d, c, i, hq, b);
+                    }
+                    pdp += p[j]*dp[j];
+                }
+                for (int64_t j = 0; j < n_vis; j++) {
+                    const double ds = p[j]*(dp[j] - pdp)*scale;
+                    for (int64_t c = 0; c < dim; c++) {
+                        gq[c + dim*(i + n*(hq + h*b))] += ds*ggml_ref_get(k, c, j, hk, b);
+                        gk[c + dim*(j + m*(hk + hkv*b))] += ds*ggml_ref_get(q, c, i, hq, b);
+                        gv[j + m*(c + dim*(hk + hkv*b))] += p[j]*ggml_ref_get(d, c, i, hq, b);
+                    }
+                }
+            }
+        }
+    }
+    free(p);
+    return true;
+}
+
 bool ggml_ref_op_shape2(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
     if (!ggml_ref_need_src(node, 0, err, err_size)) {
         return false;
@@ -302,6 +380,7 @@ bool ggml_ref_op_shape2(const struct ggml_tensor * node, double * out, char * er
         case GGML_OP_ADD_REL_POS: return ref_add_rel_pos(node, out, err, err_size);
         case GGML_OP_COL2IM_1D:   return ref_col2im_1d(node, out, err, err_size);
         case GGML_OP_IM2COL_BACK: return ref_im2col_back(node, out, err, err_size);
+        case GGML_OP_FLASH_ATTN_BACK: return ref_flash_attn_back(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not in the shape2 group", ggml_op_name(node->op));
     }

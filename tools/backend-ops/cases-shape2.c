@@ -1,7 +1,8 @@
 // Cases of issue 22's "shape2" group, after the ggml family's test-backend-ops (test_upscale,
 // test_interpolate) and segment-anything's use of the window and relative-position ops:
 // UPSCALE (every mode and flag, up and down, transposed and strided sources), WIN_PART,
-// WIN_UNPART, GET_REL_POS, ADD_REL_POS, COL2IM_1D (test_col2im_1d's shapes) and IM2COL_BACK.
+// WIN_UNPART, GET_REL_POS, ADD_REL_POS, COL2IM_1D (test_col2im_1d's shapes), IM2COL_BACK and
+// FLASH_ATTN_BACK.
 
 #include "bops.h"
 
@@ -316,7 +317,48 @@ static bool cases_im2col_back(struct bop_cases * list) {
     return true;
 }
 
+//
+// FLASH_ATTN_BACK: i[0..6] = D, N, M, H, Hkv, B, masked; i[8] = q's layout
+//
+
+static struct ggml_tensor * build_flash_attn_back(struct bop_graph * g, const struct bop_case * c) {
+    const int32_t * p = c->i;
+    const int64_t qne[4] = { p[0], p[1], p[3], p[5] }, kne[4] = { p[0], p[2], p[4], p[5] }, vne[4] = { p[2], p[0], p[4], p[5] };
+    struct ggml_tensor * q = bops_input(g, GGML_TYPE_F32, qne, (enum bop_layout) c->i[8], BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * k = bops_input_c(g, GGML_TYPE_F32, kne);
+    struct ggml_tensor * v = bops_input_c(g, GGML_TYPE_F32, vne);
+    struct ggml_tensor * d = bops_input_c(g, GGML_TYPE_F32, qne);
+    if (q == NULL || k == NULL || v == NULL || d == NULL) {
+        return NULL;
+    }
+    return ggml_flash_attn_back(g->ctx, q, k, v, d, p[6] != 0);
+}
+
+static bool cases_flash_attn_back(struct bop_cases * list) {
+    // { D, N, M, H, Hkv, B }: one head, grouped heads, more keys than queries, a batch
+    static const int32_t specs[][6] = {
+        { 16, 5, 5, 1, 1, 1 }, { 16, 5, 7, 4, 2, 1 }, { 32, 8, 8, 2, 2, 2 }, { 8, 3, 11, 4, 1, 2 }, { 64, 1, 9, 2, 1, 1 },
+    };
+    for (size_t k = 0; k < sizeof(specs)/sizeof(specs[0]); k++) {
+        for (int masked = 0; masked < 2; masked++) {
+            const enum bop_layout layout = k == 2 ? BOP_LAYOUT_PAD : BOP_LAYOUT_CONT;
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_FLASH_ATTN_BACK), build_flash_attn_back,
+                    "D=%d,N=%d,M=%d,H=%d,H_kv=%d,B=%d,masked=%d,layout_q=%s", specs[k][0], specs[k][1], specs[k][2],
+                    specs[k][3], specs[k][4], specs[k][5], masked, bops_layout_name(layout));
+            if (c == NULL) {
+                return false;
+            }
+            for (int j = 0; j < 6; j++) {
+                c->i[j] = specs[k][j];
+            }
+            c->i[6] = masked;
+            c->i[8] = layout;
+        }
+    }
+    return true;
+}
+
 bool bops_cases_shape2(struct bop_cases * list) {
     return cases_upscale(list) && cases_windows(list) && cases_rel_pos(list) && cases_col2im(list) &&
-           cases_im2col_back(list);
+           cases_im2col_back(list) && cases_flash_attn_back(list);
 }
