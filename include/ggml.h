@@ -1021,8 +1021,12 @@ extern "C" {
             struct ggml_context * ctx, struct ggml_tensor * a, enum ggml_op_pool op,
             int k0, int k1, int s0, int s1, float p0, float p1);
 
-    // interpolation of the family's ggml_upscale / ggml_interpolate (not implemented yet: the enums
-    // only, so that programs naming them compile); the mode is the low byte, flags are or'ed in
+    //
+    // issue 22, group "shape2": interpolation, segment-anything windows and relative positions,
+    // col2im / im2col_back, flash_attn_back (src/ggml-ops-shape2.c)
+    //
+
+    // interpolation mode of ggml_upscale / ggml_interpolate: the mode is the low byte, flags are or'ed in
     enum ggml_scale_mode {
         GGML_SCALE_MODE_NEAREST  = 0,
         GGML_SCALE_MODE_BILINEAR = 1,
@@ -1035,6 +1039,56 @@ extern "C" {
         GGML_SCALE_FLAG_ALIGN_CORNERS = (1 << 8),
         GGML_SCALE_FLAG_ANTIALIAS     = (1 << 9),
     };
+
+    // F32 a resampled to [ne0, ne1, ne2, ne3] (op UPSCALE, i32[0] = mode | flags). NEAREST in every dim;
+    // BILINEAR / BICUBIC (a = -0.75) in dims 0 and 1, nearest in dims 2 and 3. Source coordinate of
+    // result index i: (i + 0.5)/sf - 0.5 with sf = ne/ne_a, or i/sf with sf = (ne - 1)/(ne_a - 1) for
+    // ALIGN_CORNERS; borders clamp. ANTIALIAS (BILINEAR only): a triangle filter widened by 1/sf when
+    // shrinking, normalized by its weights.
+    GGML_API struct ggml_tensor * ggml_interpolate(struct ggml_context * ctx, struct ggml_tensor * a,
+            int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, uint32_t mode);
+    // dims 0 and 1 times scale_factor (> 1)
+    GGML_API struct ggml_tensor * ggml_upscale(struct ggml_context * ctx, struct ggml_tensor * a, int scale_factor,
+            enum ggml_scale_mode mode);
+    GGML_DEPRECATED(GGML_API struct ggml_tensor * ggml_upscale_ext(struct ggml_context * ctx, struct ggml_tensor * a,
+            int ne0, int ne1, int ne2, int ne3, enum ggml_scale_mode mode),
+        "use ggml_interpolate instead");
+
+    // segment-anything windows: F32 a [C, W, H, 1] -> [C, w, w, npx*npy] with npx = ceil(W/w),
+    // npy = ceil(H/w), window py*npx + px holding a[:, px*w + i1, py*w + i2] (zero past the edges);
+    // i32[0..2] = npx, npy, w
+    GGML_API struct ggml_tensor * ggml_win_part(struct ggml_context * ctx, struct ggml_tensor * a, int w);
+    // the inverse: F32 a [C, w, w, >= npx*npy] -> [C, w0, h0, 1] (the padding dropped); i32[0] = w
+    GGML_API struct ggml_tensor * ggml_win_unpart(struct ggml_context * ctx, struct ggml_tensor * a, int w0, int h0, int w);
+    // a [C, 2*qh - 1] (F16, BF16 or F32) -> F16 [C, kh, qh]: row (k, q) is a's row (kh - 1 - k) + q (qh == kh)
+    GGML_API struct ggml_tensor * ggml_get_rel_pos(struct ggml_context * ctx, struct ggml_tensor * a, int qh, int kh);
+    // F32 a [K*K, Q1*Q2, B] plus decomposed relative positions pw, ph (F32 [K, Q1, Q2, B]; all three
+    // contiguous): out[kw + K*kh, q1 + Q1*q2, b] = a[same] + pw[kw, q1, q2, b] + ph[kh, q1, q2, b];
+    // i32[0] = inplace
+    GGML_API struct ggml_tensor * ggml_add_rel_pos(struct ggml_context * ctx, struct ggml_tensor * a,
+            struct ggml_tensor * pw, struct ggml_tensor * ph);
+    GGML_API struct ggml_tensor * ggml_add_rel_pos_inplace(struct ggml_context * ctx, struct ggml_tensor * a,
+            struct ggml_tensor * pw, struct ggml_tensor * ph);
+
+    // overlap-add of columns a [K*OC, T_in] (F32, F16 or BF16; row t_in holds OC blocks of K taps)
+    // into a signal [T_out, OC] of a's type, T_out = (T_in - 1)*s0 + K - 2*p0:
+    // out[t, c] = sum of a[c*K + k, t_in] over t_in*s0 + k == t + p0 (accumulated in F32);
+    // i32[0..2] = s0, oc, p0. With mul_mat, a transposed 1-d convolution.
+    GGML_API struct ggml_tensor * ggml_col2im_1d(struct ggml_context * ctx, struct ggml_tensor * a, int s0, int oc, int p0);
+    // gradient of ggml_im2col with respect to its data: a is the gradient of im2col's result
+    // [IC*KH*KW, OW, OH, N] (1-d: [IC*KW, OW, N]), b the kernel (only its shape is read), ne the
+    // data's shape; F32 result of shape ne summing every column element the data element was copied
+    // to. op_params as ggml_im2col's. (The family's header names a the kernel and b the gradient, but
+    // its backward pass and CPU kernel use this order.)
+    GGML_API struct ggml_tensor * ggml_im2col_back(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * b,
+            int64_t * ne, int s0, int s1, int p0, int p1, int d0, int d1, bool is_2D);
+    // gradients of attention O = V softmax(K^T Q / sqrt(D)) (the family's FLASH_ATTN_BACK, whose own
+    // constructor is disabled): q [D, N, H, B], k [D, M, Hkv, B], v [M, D, Hkv, B] (transposed), d [D, N, H, B]
+    // the gradient of O, all F32, H a multiple of Hkv (query head h uses kv head h % Hkv), M >= N; masked:
+    // query i sees keys j <= (M - N) + i. 1-d F32 result: grad q, grad k and grad v (shaped and laid out
+    // like q, k, v), each starting at a multiple of GGML_MEM_ALIGN bytes, zeros between; i32[0] = masked
+    GGML_API struct ggml_tensor * ggml_flash_attn_back(struct ggml_context * ctx, struct ggml_tensor * q, struct ggml_tensor * k,
+            struct ggml_tensor * v, struct ggml_tensor * d, bool masked);
 
     // zero padding at the end of each dimension
     GGML_API struct ggml_tensor * ggml_pad(struct ggml_context * ctx, struct ggml_tensor * a, int p0, int p1, int p2, int p3);

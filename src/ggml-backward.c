@@ -327,6 +327,14 @@ static void bw_node(struct bw_state * st, struct ggml_tensor * node) {
                 bw_accumulate(st, s0, back, BW_ADD);
             }
             break;
+        case GGML_OP_IM2COL:
+            // the data's gradient (the kernel only gives the shape)
+            if (need1) {
+                const int32_t * p = node->op_params;
+                bw_accumulate(st, s1, ggml_im2col_back(ctx, grad, s0, s1->ne, p[0], p[1], p[2], p[3], p[4], p[5], p[6] == 1),
+                        BW_ADD);
+            }
+            break;
         case GGML_OP_POOL_2D:
             if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
                 const int32_t * p = node->op_params;

@@ -903,6 +903,91 @@ static void test_flash_attn(void) {
 }
 
 //
+// issue 22's shape2 group: UPSCALE, WIN_PART / WIN_UNPART, GET_REL_POS, ADD_REL_POS, COL2IM_1D,
+// IM2COL_BACK
+//
+
+static struct ggml_tensor * upscale_node(struct ggml_tensor * a, int64_t ne0, int64_t ne1, int64_t ne2, uint32_t mode) {
+    struct ggml_tensor * t = mk_node(GGML_OP_UPSCALE, GGML_TYPE_F32, ne0, ne1, ne2, 1, a, NULL, NULL);
+    p_i32(t, 0, (int32_t) mode);
+    return t;
+}
+
+static void test_shape2(void) {
+    // nearest x2: i/2
+    struct ggml_tensor * a3 = mk(GGML_TYPE_F32, 3, 1, 1, 1, (const double[]) { 1, 2, 3 });
+    expect("upscale nearest", upscale_node(a3, 6, 1, 1, GGML_SCALE_MODE_NEAREST), (const double[]) { 1, 1, 2, 2, 3, 3 }, TOL);
+    // bilinear, half-pixel centres: x = (i + 0.5)/2 - 0.5 = -0.25, 0.25, 0.75, 1.25, clamped to [0, 1]
+    struct ggml_tensor * a2 = mk(GGML_TYPE_F32, 2, 1, 1, 1, (const double[]) { 0, 4 });
+    expect("upscale bilinear", upscale_node(a2, 4, 1, 1, GGML_SCALE_MODE_BILINEAR), (const double[]) { 0, 1, 3, 4 }, TOL);
+    // align corners: x = i*(2 - 1)/(3 - 1)
+    expect("upscale bilinear align", upscale_node(a2, 3, 1, 1, GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ALIGN_CORNERS),
+            (const double[]) { 0, 2, 4 }, TOL);
+    // bicubic (a = -0.75) at x = -0.25: taps -2..1 clamped read 0, 0, 0, 4; the last weight is
+    // K(1.25) = a*1.25^3 - 5a*1.25^2 + 8a*1.25 - 4a = -0.10546875, so 4*K = -0.421875. At x = 0.25:
+    // 4*(K(0.75) + K(1.75)) = 4*(0.26171875 - 0.03515625) = 0.90625; the other two by symmetry
+    expect("upscale bicubic", upscale_node(a2, 4, 1, 1, GGML_SCALE_MODE_BICUBIC),
+            (const double[]) { -0.421875, 0.90625, 3.09375, 4.421875 }, TOL);
+    // antialiased shrink 4 -> 2: support 2, centres x = 1 and 3; weights 1 - |j + 0.5 - x|/2 over
+    // the windows [0, 3) and [1, 4): (0.75*1 + 0.75*2 + 0.25*3)/1.75 = 12/7, (0.25*2 + 0.75*3 + 0.75*4)/1.75 = 23/7
+    struct ggml_tensor * a4 = mk(GGML_TYPE_F32, 4, 1, 1, 1, (const double[]) { 1, 2, 3, 4 });
+    expect("upscale antialias", upscale_node(a4, 2, 1, 1, GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS),
+            (const double[]) { 12.0/7.0, 23.0/7.0 }, TOL);
+    // dim 2 is always nearest: 3 -> 2 picks trunc(i/(2/3)) = 0, 1
+    struct ggml_tensor * az = mk(GGML_TYPE_F32, 1, 1, 3, 1, (const double[]) { 5, 6, 7 });
+    expect("upscale dim 2", upscale_node(az, 1, 1, 2, GGML_SCALE_MODE_BICUBIC), (const double[]) { 5, 6 }, TOL);
+    // a transposed source gives the same as a contiguous one
+    struct ggml_tensor * m = mk(GGML_TYPE_F32, 3, 2, 1, 1, (const double[]) { 1, -2, 3, 4, 0.5, -6 });
+    expect_same("upscale strided", upscale_node(m, 7, 5, 1, GGML_SCALE_MODE_BICUBIC),
+            upscale_node(strided_T(m), 7, 5, 1, GGML_SCALE_MODE_BICUBIC));
+
+    // windows of 2 over a [1, 3, 2] image a(x, y) = 1 + x + 3y: window 0 holds x 0..1, window 1 x 2 and padding
+    struct ggml_tensor * img = mk(GGML_TYPE_F32, 1, 3, 2, 1, (const double[]) { 1, 2, 3, 4, 5, 6 });
+    struct ggml_tensor * wp = mk_node(GGML_OP_WIN_PART, GGML_TYPE_F32, 1, 2, 2, 2, img, NULL, NULL);
+    p_i32(wp, 0, 2);
+    p_i32(wp, 1, 1);
+    p_i32(wp, 2, 2);
+    expect("win_part", wp, (const double[]) { 1, 2, 4, 5, 3, 0, 6, 0 }, 0.0);
+    struct ggml_tensor * wins = mk(GGML_TYPE_F32, 1, 2, 2, 2, (const double[]) { 1, 2, 4, 5, 3, 0, 6, 0 });
+    struct ggml_tensor * wu = mk_node(GGML_OP_WIN_UNPART, GGML_TYPE_F32, 1, 3, 2, 1, wins, NULL, NULL);
+    p_i32(wu, 0, 2);
+    expect("win_unpart", wu, (const double[]) { 1, 2, 3, 4, 5, 6 }, 0.0);
+
+    // out[k, q] = a[(2 - 1 - k) + q]
+    struct ggml_tensor * rp = mk(GGML_TYPE_F16, 1, 3, 1, 1, (const double[]) { 10, 20, 30 });
+    expect("get_rel_pos", mk_node(GGML_OP_GET_REL_POS, GGML_TYPE_F16, 1, 2, 2, 1, rp, NULL, NULL),
+            (const double[]) { 20, 10, 30, 20 }, 0.0);
+    // out[kw + 2*kh] = a + pw[kw] + ph[kh]
+    struct ggml_tensor * ra = mk(GGML_TYPE_F32, 4, 1, 1, 1, (const double[]) { 1, 2, 3, 4 });
+    struct ggml_tensor * pw = mk(GGML_TYPE_F32, 2, 1, 1, 1, (const double[]) { 10, 20 });
+    struct ggml_tensor * ph = mk(GGML_TYPE_F32, 2, 1, 1, 1, (const double[]) { 100, 200 });
+    expect("add_rel_pos", mk_node(GGML_OP_ADD_REL_POS, GGML_TYPE_F32, 4, 1, 1, 1, ra, pw, ph),
+            (const double[]) { 111, 122, 213, 224 }, 0.0);
+
+    // overlap-add of K = 2 taps per column, stride 1: out[t] = sum of a[k, j] with j + k = t - (-p0)
+    struct ggml_tensor * cols = mk(GGML_TYPE_F32, 2, 3, 1, 1, (const double[]) { 1, 2, 3, 4, 5, 6 });
+    struct ggml_tensor * c2i = mk_node(GGML_OP_COL2IM_1D, GGML_TYPE_F32, 4, 1, 1, 1, cols, NULL, NULL);
+    p_i32(c2i, 0, 1);
+    p_i32(c2i, 1, 1);
+    p_i32(c2i, 2, 0);
+    expect("col2im_1d", c2i, (const double[]) { 1, 2 + 3, 4 + 5, 6 }, 0.0);
+    struct ggml_tensor * c2c = mk_node(GGML_OP_COL2IM_1D, GGML_TYPE_F32, 2, 1, 1, 1, cols, NULL, NULL);
+    p_i32(c2c, 0, 1);
+    p_i32(c2c, 1, 1);
+    p_i32(c2c, 2, 1);
+    expect("col2im_1d cropped", c2c, (const double[]) { 5, 9 }, 0.0);
+    // the adjoint of a 1-d im2col with KW = 3, stride 2, padding 1 over 4 samples (OW = 2): column
+    // element (kx, ox) goes to x = 2*ox - 1 + kx: x = -1 (dropped), 0, 1 from ox = 0, x = 1, 2, 3 from ox = 1
+    struct ggml_tensor * g2 = mk(GGML_TYPE_F32, 3, 2, 1, 1, (const double[]) { 1, 2, 3, 4, 5, 6 });
+    struct ggml_tensor * kern = mk(GGML_TYPE_F32, 3, 1, 1, 1, NULL);
+    struct ggml_tensor * ib = mk_node(GGML_OP_IM2COL_BACK, GGML_TYPE_F32, 4, 1, 1, 1, g2, kern, NULL);
+    p_i32(ib, 0, 2);
+    p_i32(ib, 2, 1);
+    p_i32(ib, 4, 1);
+    expect("im2col_back 1-d", ib, (const double[]) { 2, 3 + 4, 5, 6 }, 0.0);
+}
+
+//
 // library helpers: element access, coverage, nmse, errors
 //
 
@@ -987,6 +1072,7 @@ int main(void) {
     test_conv();
     test_sort();
     test_flash_attn();
+    test_shape2();
     test_helpers();
     ggml_free(g_ctx);
     return test_finish("test-reference");

@@ -101,6 +101,8 @@ static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * s
 //   backward: REPEAT_BACK, SILU_BACK, RMS_NORM_BACK, GET_ROWS_BACK, SOFT_MAX_BACK, COUNT_EQUAL,
 //            CROSS_ENTROPY_LOSS(_BACK), OPT_STEP_ADAMW, OPT_STEP_SGD (training)
 //   seq    : SSM_CONV, SSM_SCAN, RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7, SOLVE_TRI, GATED_DELTA_NET
+//   shape2 : UPSCALE, WIN_PART, WIN_UNPART, GET_REL_POS, ADD_REL_POS, COL2IM_1D, IM2COL_BACK,
+//            FLASH_ATTN_BACK (cpu-ops-shape2.c)
 //
 // The CUSTOM / MAP_CUSTOM1..3 ops are handled by the framework itself (ggml-cpu-ops.c).
 //
@@ -122,6 +124,7 @@ enum ggml_cpu_family {
     GGML_CPU_FAMILY_CUSTOM,          // implemented in ggml-cpu-ops.c
     GGML_CPU_FAMILY_BACKWARD,
     GGML_CPU_FAMILY_SEQ,             // issue 22's sequence-model ops (cpu-ops-seq.c)
+    GGML_CPU_FAMILY_SHAPE2,          // issue 22's shape2 group (cpu-ops-shape2.c)
     GGML_CPU_FAMILY_COUNT,
 };
 
@@ -185,6 +188,10 @@ bool             ggml_cpu_backward_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_backward_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_backward_n_tasks  (const struct ggml_tensor * op, int n_threads);
 enum ggml_status ggml_cpu_backward_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
+bool             ggml_cpu_shape2_supports (const struct ggml_tensor * op);
+size_t           ggml_cpu_shape2_work_size(const struct ggml_tensor * op, int n_threads);
+int              ggml_cpu_shape2_n_tasks  (const struct ggml_tensor * op, int n_threads);
+enum ggml_status ggml_cpu_shape2_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
 
 bool             ggml_cpu_seq_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_seq_work_size(const struct ggml_tensor * op, int n_threads);

@@ -108,6 +108,14 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_RWKV_WKV7]               = GGML_CPU_FAMILY_SEQ,
     [GGML_OP_SOLVE_TRI]               = GGML_CPU_FAMILY_SEQ,
     [GGML_OP_GATED_DELTA_NET]         = GGML_CPU_FAMILY_SEQ,
+    [GGML_OP_UPSCALE]                 = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_WIN_PART]                = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_WIN_UNPART]              = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_GET_REL_POS]             = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_ADD_REL_POS]             = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_COL2IM_1D]               = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_IM2COL_BACK]             = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_FLASH_ATTN_BACK]         = GGML_CPU_FAMILY_SHAPE2,
 
     [GGML_OP_MAP_CUSTOM1]    = GGML_CPU_FAMILY_CUSTOM,
     [GGML_OP_MAP_CUSTOM2]    = GGML_CPU_FAMILY_CUSTOM,
@@ -206,6 +214,7 @@ bool ggml_cpu_op_supports(const struct ggml_tensor * op) {
         case GGML_CPU_FAMILY_CUSTOM: return custom_supports(op);
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_supports(op);
         case GGML_CPU_FAMILY_SEQ:    return ggml_cpu_seq_supports(op);
+        case GGML_CPU_FAMILY_SHAPE2: return ggml_cpu_shape2_supports(op);
         default:                     return false;
     }
 }
@@ -225,6 +234,7 @@ size_t ggml_cpu_op_work_size(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_work_size(op, n_threads);
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_work_size(op, n_threads);
         case GGML_CPU_FAMILY_SEQ:    return ggml_cpu_seq_work_size(op, n_threads);
+        case GGML_CPU_FAMILY_SHAPE2: return ggml_cpu_shape2_work_size(op, n_threads);
         default:                     return 0;
     }
 }
@@ -246,6 +256,7 @@ int ggml_cpu_op_n_tasks(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_CUSTOM: n = custom_n_tasks(op, n_threads);          break;
         case GGML_CPU_FAMILY_BACKWARD: n = ggml_cpu_backward_n_tasks(op, n_threads); break;
         case GGML_CPU_FAMILY_SEQ:    n = ggml_cpu_seq_n_tasks(op, n_threads);    break;
+        case GGML_CPU_FAMILY_SHAPE2: n = ggml_cpu_shape2_n_tasks(op, n_threads); break;
         default:                     n = 1;                                      break;
     }
     if (n > n_threads) {
@@ -271,6 +282,7 @@ enum ggml_status ggml_cpu_op_forward(const struct ggml_compute_params * params, 
         case GGML_CPU_FAMILY_CUSTOM: return custom_forward(params, op);
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_forward(params, op);
         case GGML_CPU_FAMILY_SEQ:    return ggml_cpu_seq_forward(params, op);
+        case GGML_CPU_FAMILY_SHAPE2: return ggml_cpu_shape2_forward(params, op);
         default:
             if (params->ith == 0) {
                 ggml_cpu_log_unsupported(__func__, -1, op);

@@ -224,6 +224,9 @@ static const enum ggml_op ref_ops[] = {
     // sequence models (ref-seq.c)
     GGML_OP_SSM_CONV, GGML_OP_SSM_SCAN, GGML_OP_RWKV_WKV6, GGML_OP_GATED_LINEAR_ATTN, GGML_OP_RWKV_WKV7,
     GGML_OP_SOLVE_TRI, GGML_OP_GATED_DELTA_NET,
+    // issue 22's shape2 group (ref-shape2.c)
+    GGML_OP_UPSCALE, GGML_OP_WIN_PART, GGML_OP_WIN_UNPART, GGML_OP_GET_REL_POS, GGML_OP_ADD_REL_POS,
+    GGML_OP_COL2IM_1D, GGML_OP_IM2COL_BACK, GGML_OP_FLASH_ATTN_BACK,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -420,6 +423,15 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_SOLVE_TRI:
         case GGML_OP_GATED_DELTA_NET:
             return ggml_ref_op_seq(node, out, err, err_size);
+        case GGML_OP_UPSCALE:
+        case GGML_OP_WIN_PART:
+        case GGML_OP_WIN_UNPART:
+        case GGML_OP_GET_REL_POS:
+        case GGML_OP_ADD_REL_POS:
+        case GGML_OP_COL2IM_1D:
+        case GGML_OP_IM2COL_BACK:
+        case GGML_OP_FLASH_ATTN_BACK:
+            return ggml_ref_op_shape2(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }

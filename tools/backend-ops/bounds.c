@@ -47,6 +47,9 @@ static enum bops_family bops_family_of(const struct ggml_tensor * node) {
         case GGML_OP_IM2COL:
         case GGML_OP_DIAG_MASK_INF:
         case GGML_OP_DIAG_MASK_ZERO:
+        case GGML_OP_WIN_PART:
+        case GGML_OP_WIN_UNPART:
+        case GGML_OP_GET_REL_POS:
             return BOPS_FAM_COPY;
         case GGML_OP_ARGMAX:
         case GGML_OP_ARGSORT:
