@@ -40,6 +40,8 @@ static const char * const k_cases[] = {
     "SWIGLU fused [69632,512] -> [34816,512]",
     "ROPE mode 0 [128,32,1]",
     "CONT [2048,512,4] perm 2,1,0,3",
+    "MUL_MAT f16 m=4096 k=14336 n=5",
+    "MUL_MAT f16 m=4096 k=14336 n=7",
 };
 #define N_CASES ((int) (sizeof(k_cases)/sizeof(k_cases[0])))
 
@@ -120,6 +122,9 @@ static struct ggml_tensor * build(struct ggml_context * ctx, int c) {
         }
         case 15:
             return ggml_cont(ctx, ggml_permute(ctx, new_t(ctx, GGML_TYPE_F32, 2048, 512, 4, 1), 2, 1, 0, 3));
+        case 16: case 17:
+            return ggml_mul_mat(ctx, new_t(ctx, GGML_TYPE_F16, 14336, 4096, 1, 1),
+                                new_t(ctx, GGML_TYPE_F32, 14336, c == 16 ? 5 : 7, 1, 1));
         default:
             return NULL;
     }

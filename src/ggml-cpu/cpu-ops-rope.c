@@ -16,6 +16,7 @@
 #include <string.h>
 
 #define ROPE_PI 3.14159265358979323846
+#define ROPE_PW_LANES 8 // independent product chains of the frequency table
 
 struct rope_params {
     int     n_dims, mode, n_ctx_orig;
@@ -212,11 +213,34 @@ static double rope_tables(const struct rope_params * rp, const struct ggml_tenso
     }
     const float * f = ff != NULL ? (const float *) ff->data : NULL;
     // theta_scale^e for e = 0 .. n_pairs-1 by repeated products (a pow per pair cost more than
-    // rotating a one-token row; n_pairs products drift by ~n_pairs roundings of a double)
+    // rotating a one-token row), in ROPE_PW_LANES independent chains (one chain's latency was
+    // most of a one-token call); e products drift by ~e/ROPE_PW_LANES + 2 roundings of a double
     double * pw = s->c1; // free until the first recurrence step needs it
+    const int64_t n_pw = MIN((int64_t) ROPE_PW_LANES, rp->n_pairs);
     pw[0] = 1.0;
-    for (int64_t e = 1; e < rp->n_pairs; e++) {
+    for (int64_t e = 1; e < n_pw; e++) {
         pw[e] = pw[e - 1]*theta_scale;
+    }
+    const double step_pw = pw[n_pw - 1]*theta_scale; // theta_scale^ROPE_PW_LANES
+    for (int64_t e = n_pw; e < rp->n_pairs; e++) {
+        pw[e] = pw[e - ROPE_PW_LANES]*step_pw;
+    }
+    if (!rp->multi && rp->ext_factor == 0.0f) {
+        // the usual case: no sections, no YaRN mix; one loop the compiler vectorizes
+        const double fs = rp->freq_scale;
+        for (int64_t p = 0; p < rp->n_pairs; p++) {
+            s->which[p] = 0;
+        }
+        if (f != NULL) {
+            for (int64_t p = 0; p < rp->n_pairs; p++) {
+                s->w[p] = pw[p] / (double) f[p] * fs;
+            }
+        } else {
+            for (int64_t p = 0; p < rp->n_pairs; p++) {
+                s->w[p] = pw[p]*fs;
+            }
+        }
+        return rp->attn_factor;
     }
     for (int64_t p = 0; p < rp->n_pairs; p++) {
         int which = 0;
@@ -306,25 +330,36 @@ static void rope_cache(const struct rope_params * rp, const struct rope_scratch 
                        bool step) {
     const int64_t n = rp->n_pairs;
     if (!step) {
-        for (int64_t p = 0; p < n; p++) {
-            s->th[p] = pos[s->which[p]]*s->w[p];
+        if (rp->multi) {
+            for (int64_t p = 0; p < n; p++) {
+                s->th[p] = pos[s->which[p]]*s->w[p];
+            }
+        } else {
+            for (int64_t p = 0; p < n; p++) {
+                s->th[p] = pos[0]*s->w[p];
+            }
         }
         rope_sincos_rows(n, s->th, s->cd, s->sd);
-    }
-    for (int64_t p = 0; p < n; p++) {
-        if (step) {
+    } else {
+        for (int64_t p = 0; p < n; p++) {
             const double c0 = s->cd[p], s0 = s->sd[p];
             s->cd[p] = c0*s->c1[p] - s0*s->s1[p];
             s->sd[p] = s0*s->c1[p] + c0*s->s1[p];
         }
-        const float c  = (float) (s->cd[p]*mscale);
-        const float si = (float) (s->sd[p]*mscale*rp->sin_sign);
-        if (rp->mode == GGML_ROPE_TYPE_NORMAL) {
-            s->cs[2*p] = c;       s->cs[2*p + 1] = c;
-            s->cs[rp->n_dims + 2*p] = -si; s->cs[rp->n_dims + 2*p + 1] = si;
-        } else {
-            s->cs[p] = c;
-            s->cs[n + p] = si;
+    }
+    const double ms = mscale*rp->sin_sign;
+    if (rp->mode == GGML_ROPE_TYPE_NORMAL) {
+        float * cc = s->cs, * ss = s->cs + rp->n_dims;
+        for (int64_t p = 0; p < n; p++) {
+            const float c  = (float) (s->cd[p]*mscale);
+            const float si = (float) (s->sd[p]*ms);
+            cc[2*p] = c;   cc[2*p + 1] = c;
+            ss[2*p] = -si; ss[2*p + 1] = si;
+        }
+    } else {
+        for (int64_t p = 0; p < n; p++) {
+            s->cs[p]     = (float) (s->cd[p]*mscale);
+            s->cs[n + p] = (float) (s->sd[p]*ms);
         }
     }
 }
@@ -354,10 +389,18 @@ enum ggml_status ggml_cpu_rope_forward(const struct ggml_compute_params * params
     int64_t cached_pos = 0;
     int     steps = 0;      // recurrence steps since the angles were last computed afresh
     bool    have_c1 = false; // c1/s1 filled (only when a step happens: one-token calls skip them)
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t i1 = r % ne1;
-        const int64_t i2 = (r / ne1) % ne2;
-        const int64_t i3 = r / (ne1*ne2);
+    // row r = i1 + ne1*(i2 + ne2*i3), advanced by counters (three divisions per row showed)
+    int64_t i1 = r0 % ne1;
+    int64_t i2 = (r0 / ne1) % ne2;
+    int64_t i3 = r0 / (ne1*ne2);
+    for (int64_t r = r0; r < r1; r++, i1++) {
+        if (i1 == ne1) {
+            i1 = 0;
+            if (++i2 == ne2) {
+                i2 = 0;
+                i3++;
+            }
+        }
         if (i2 != cached_i2) {
             double pos[4] = { positions[i2], 0.0, 0.0, 0.0 };
             if (rp.multi) {
