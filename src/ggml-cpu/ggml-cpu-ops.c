@@ -96,6 +96,10 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_CROSS_ENTROPY_LOSS_BACK] = GGML_CPU_FAMILY_BACKWARD,
     [GGML_OP_OPT_STEP_ADAMW]          = GGML_CPU_FAMILY_BACKWARD,
     [GGML_OP_OPT_STEP_SGD]            = GGML_CPU_FAMILY_BACKWARD,
+    [GGML_OP_LIGHTNING_INDEXER]       = GGML_CPU_FAMILY_DSV4,
+    [GGML_OP_DSV4_HC_COMB]            = GGML_CPU_FAMILY_DSV4,
+    [GGML_OP_DSV4_HC_PRE]             = GGML_CPU_FAMILY_DSV4,
+    [GGML_OP_DSV4_HC_POST]            = GGML_CPU_FAMILY_DSV4,
 
     [GGML_OP_MAP_CUSTOM1]    = GGML_CPU_FAMILY_CUSTOM,
     [GGML_OP_MAP_CUSTOM2]    = GGML_CPU_FAMILY_CUSTOM,
@@ -193,6 +197,7 @@ bool ggml_cpu_op_supports(const struct ggml_tensor * op) {
         case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_supports(op);
         case GGML_CPU_FAMILY_CUSTOM: return custom_supports(op);
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_supports(op);
+        case GGML_CPU_FAMILY_DSV4:     return ggml_cpu_dsv4_supports(op);
         default:                     return false;
     }
 }
@@ -211,6 +216,7 @@ size_t ggml_cpu_op_work_size(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_MOE:    return ggml_cpu_moe_work_size(op, n_threads);
         case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_work_size(op, n_threads);
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_work_size(op, n_threads);
+        case GGML_CPU_FAMILY_DSV4:     return ggml_cpu_dsv4_work_size(op, n_threads);
         default:                     return 0;
     }
 }
@@ -231,6 +237,7 @@ int ggml_cpu_op_n_tasks(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_MISC:   n = ggml_cpu_misc_n_tasks(op, n_threads);   break;
         case GGML_CPU_FAMILY_CUSTOM: n = custom_n_tasks(op, n_threads);          break;
         case GGML_CPU_FAMILY_BACKWARD: n = ggml_cpu_backward_n_tasks(op, n_threads); break;
+        case GGML_CPU_FAMILY_DSV4:     n = ggml_cpu_dsv4_n_tasks(op, n_threads);     break;
         default:                     n = 1;                                      break;
     }
     if (n > n_threads) {
@@ -255,6 +262,7 @@ enum ggml_status ggml_cpu_op_forward(const struct ggml_compute_params * params, 
         case GGML_CPU_FAMILY_MISC:   return ggml_cpu_misc_forward(params, op);
         case GGML_CPU_FAMILY_CUSTOM: return custom_forward(params, op);
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_forward(params, op);
+        case GGML_CPU_FAMILY_DSV4:     return ggml_cpu_dsv4_forward(params, op);
         default:
             if (params->ith == 0) {
                 ggml_cpu_log_unsupported(__func__, -1, op);

@@ -219,6 +219,8 @@ static const enum ggml_op ref_ops[] = {
     GGML_OP_REPEAT_BACK, GGML_OP_SILU_BACK, GGML_OP_RMS_NORM_BACK, GGML_OP_GET_ROWS_BACK, GGML_OP_SOFT_MAX_BACK,
     GGML_OP_COUNT_EQUAL, GGML_OP_CROSS_ENTROPY_LOSS, GGML_OP_CROSS_ENTROPY_LOSS_BACK, GGML_OP_OPT_STEP_ADAMW,
     GGML_OP_OPT_STEP_SGD, GGML_OP_ROPE_BACK, GGML_OP_POOL_2D_BACK,
+    // DeepSeek-V4 group (ref-dsv4.c)
+    GGML_OP_LIGHTNING_INDEXER, GGML_OP_DSV4_HC_COMB, GGML_OP_DSV4_HC_PRE, GGML_OP_DSV4_HC_POST,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -262,7 +264,8 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
         // the destination of CPY / SET_ROWS (read, if at all, as the node's own contents)
         const bool q_dst = ggml_ref_q_result_op(node->op) && i > 0 && s != NULL && s->type == node->type;
         if (s != NULL && !ggml_ref_type_readable(s->type) && !q_dst &&
-            !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type))) {
+            !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type)) &&
+            !(i == 1 && node->op == GGML_OP_LIGHTNING_INDEXER && ggml_ref_type_dequantizable(s->type))) {
             return false;
         }
     }
@@ -402,6 +405,11 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_OPT_STEP_SGD:
         case GGML_OP_POOL_2D_BACK:
             return ggml_ref_op_backward(node, out, err, err_size);
+        case GGML_OP_LIGHTNING_INDEXER:
+        case GGML_OP_DSV4_HC_COMB:
+        case GGML_OP_DSV4_HC_PRE:
+        case GGML_OP_DSV4_HC_POST:
+            return ggml_ref_op_dsv4(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }

@@ -51,7 +51,8 @@ bool bops_cases_all(struct bop_cases * list) {
            bops_cases_attn(list) &&
            bops_cases_quant(list) &&
            bops_cases_misc(list) &&
-           bops_cases_backward(list);
+           bops_cases_backward(list) &&
+           bops_cases_dsv4(list);
 }
 
 //
