@@ -202,6 +202,9 @@ __kernel void k_get_rows_q(__global const uchar * a, tdesc ad, __global const ch
 // quantizers of docs/quantization.md do: the quants are computed with the float scale, which is
 // then stored rounded to half.
 void quant_block(const float x[QK], int t, __global uchar * p) {
+    // as the C reference: x*id rounded, then the offset added; a fused multiply-add rounds once and
+    // moves values that land on a half step (frequent with BF16 / F16 inputs) to the next level
+#pragma OPENCL FP_CONTRACT OFF
     if (t == T_Q8_0) {
         float amax = 0.0f;
         for (int j = 0; j < QK; j++) {
