@@ -49,6 +49,11 @@ static tensor * away(struct ggml_context * ctx, int64_t n0, int64_t n1) {
 #define C(ctx, n0, n1, n2, n3) input(ctx, n0, n1, n2, n3, -1.0, 1.0, false)
 
 static tensor * b_add(struct ggml_context * c)   { return ggml_add(c, P(c, 5, 4, 3, 2), P(c, 5, 1, 3, 1)); }
+// SET: b over rows 1..2 of each plane of a (a's gradient is zero there, b's is that region of grad)
+static tensor * b_set(struct ggml_context * c) {
+    tensor * a = P(c, 6, 5, 4, 1);
+    return ggml_mul(c, ggml_set(c, a, P(c, 6, 2, 4, 1), a->nb[1], a->nb[2], a->nb[3], a->nb[1]), C(c, 6, 5, 4, 1));
+}
 static tensor * b_sub(struct ggml_context * c)   { return ggml_sub(c, P(c, 5, 4, 3, 1), P(c, 5, 4, 3, 1)); }
 static tensor * b_mul(struct ggml_context * c)   { return ggml_mul(c, P(c, 5, 4, 3, 2), P(c, 5, 4, 1, 1)); }
 static tensor * b_div(struct ggml_context * c)   { return ggml_div(c, P(c, 5, 4, 3, 1), input(c, 5, 4, 3, 1, 0.5, 2.0, true)); }
@@ -159,7 +164,7 @@ static tensor * b_chain(struct ggml_context * c) {
 static const struct grad_case cases[] = {
     { "add", b_add }, { "sub", b_sub }, { "mul", b_mul }, { "div", b_div }, { "add1", b_add1 }, { "sqr", b_sqr },
     { "sqrt", b_sqrt }, { "log", b_log }, { "sin", b_sin }, { "cos", b_cos }, { "sum", b_sum }, { "sum_rows", b_sum_rows },
-    { "mean", b_mean }, { "repeat", b_repeat }, { "repeat_back", b_repeat_back }, { "rms_norm", b_rms_norm },
+    { "mean", b_mean }, { "set", b_set }, { "repeat", b_repeat }, { "repeat_back", b_repeat_back }, { "rms_norm", b_rms_norm },
     { "mul_mat", b_mul_mat }, { "mul_mat broadcast", b_mul_mat_bcast }, { "scale", b_scale }, { "cpy", b_cpy },
     { "cont transpose", b_cont_transpose }, { "reshape permute", b_reshape_permute }, { "view", b_view },
     { "get_rows", b_get_rows }, { "soft_max", b_soft_max }, { "diag_mask_inf", b_diag_mask }, { "abs", b_abs },
