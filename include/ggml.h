@@ -1285,6 +1285,30 @@ extern "C" {
     GGML_API struct ggml_tensor * ggml_opt_step_sgd(struct ggml_context * ctx, struct ggml_tensor * a, struct ggml_tensor * grad,
             struct ggml_tensor * sgd_params);
 
+    // issue 22, group "dsv4": DeepSeek-V4's sparse-attention indexer and hyper-connection ops
+    // (src/ggml-ops-dsv4.c). F32 results; bad shapes or types give NULL and a logged message.
+    //
+    // lightning indexer: q F32 [D, H, T, S], k [D, 1, KV, S] (F32, F16, BF16 or a quantized type),
+    // weights F32 [H, T, 1, S] (already scaled), mask F16 [KV, T, 1, S'] with S % S' == 0
+    // -> F32 [KV, T, 1, S]: res[j, t, s] = sum_h max(q[:, h, t, s].k[:, 0, j, s], 0)*weights[h, t, s]
+    //                                      + mask[j, t, s % S']
+    GGML_API struct ggml_tensor * ggml_lightning_indexer(struct ggml_context * ctx, struct ggml_tensor * q,
+            struct ggml_tensor * k, struct ggml_tensor * weights, struct ggml_tensor * mask);
+    // hyper-connection mixing matrices (hc = 4 streams): mixes F32 [(2 + hc)*hc, T], scale F32 [>= 3],
+    // base F32 [(2 + hc)*hc] -> F32 [hc (dst), hc (src), T]: logits mixes[2*hc + dst + hc*src]*scale[2]
+    // + base[2*hc + dst + hc*src], softmax over dst plus eps, then n_iter - 1 rounds of
+    // (normalize over dst, normalize over src) after a first normalization over src (sums plus eps);
+    // op_params: eps (f32), n_iter (i32)
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_comb(struct ggml_context * ctx, struct ggml_tensor * mixes,
+            struct ggml_tensor * scale, struct ggml_tensor * base, float eps, int32_t n_iter);
+    // x F32 [E, hc, T], weights F32 [hc, T] -> F32 [E, T]: res[i, t] = sum_h x[i, h, t]*weights[h, t]
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_pre(struct ggml_context * ctx, struct ggml_tensor * x,
+            struct ggml_tensor * weights);
+    // x F32 [E, T], residual F32 [E, hc, T], post F32 [hc, T], comb F32 [hc, hc, T] -> F32 [E, hc, T]:
+    // res[i, d, t] = x[i, t]*post[d, t] + sum_s residual[i, s, t]*comb[d, s, t]
+    GGML_API struct ggml_tensor * ggml_dsv4_hc_post(struct ggml_context * ctx, struct ggml_tensor * x,
+            struct ggml_tensor * residual, struct ggml_tensor * post, struct ggml_tensor * comb);
+
     //
     // custom ops: user functions run by the CPU backend on n_tasks threads (GGML_N_TASKS_MAX: all)
     //

@@ -8,21 +8,27 @@
 # usage: scripts/family-tests.sh FAMILY_DIR [extra test-backend-ops arguments, e.g. -o ADD]
 #
 #   BUILD_DIR   where to build (default: build/family-tests); the library goes to BUILD_DIR/lib
+#   LIB_DIR     use the libggml.so already built there (e.g. build/release/src) instead of building one
 #   JOBS        parallel build jobs (default: 2)
 #   CXX         the C++ compiler (default: c++)
+#   CXXFLAGS_EXTRA  more compiler arguments for the test program (e.g. a private stub source
+#               while functions are missing; the family's file itself is never changed)
 #   MODES       what to run (default: "test grad"):
 #                 test: test-backend-ops test on every device other than the CPU (each is
 #                       compared with the CPU backend, as the family's program does);
 #                 grad: test-backend-ops grad -b CPU (gradients against finite differences).
 #
-# Prints each run's "N/M tests passed" lines and final verdict; the full logs are
-# BUILD_DIR/test.log and BUILD_DIR/grad.log. Exit status: 0 when every run passed, 1 when a run
+# Prints each run's "N/M tests passed" lines and final verdict, and a per-op table (cases passed,
+# failed, not supported, skipped as too large, and the case the program died in; "(null)" is a case
+# whose constructor returned NULL) in BUILD_DIR/MODE.ops.txt; the library's own error messages
+# (constructor refusals among them) are listed, counted, in BUILD_DIR/MODE.errors.txt. The full
+# logs are BUILD_DIR/MODE.log (stdout) and BUILD_DIR/MODE.stderr.log. Exit status: 0 when every run passed, 1 when a run
 # failed, 2 on a usage or build error.
 
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 
@@ -39,31 +45,65 @@ BUILD_DIR=${BUILD_DIR:-$ROOT/build/family-tests}
 JOBS=${JOBS:-2}
 CXX=${CXX:-c++}
 MODES=${MODES:-"test grad"}
+CXXFLAGS_EXTRA=${CXXFLAGS_EXTRA:-}
 mkdir -p "$BUILD_DIR" || exit 2
 BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
 
-echo "family-tests: building libggml in $BUILD_DIR/lib"
-if ! cmake -S "$ROOT" -B "$BUILD_DIR/lib" -DCMAKE_BUILD_TYPE=Release -DGGML_BUILD_TESTS=OFF > "$BUILD_DIR/cmake.log" 2>&1 ||
-   ! cmake --build "$BUILD_DIR/lib" -j "$JOBS" --target ggml >> "$BUILD_DIR/cmake.log" 2>&1; then
-    tail -n 30 "$BUILD_DIR/cmake.log" >&2
-    echo "family-tests: building the library failed (log: $BUILD_DIR/cmake.log)" >&2
-    exit 2
+if [ -n "${LIB_DIR:-}" ]; then
+    LIBDIR=$(cd "$LIB_DIR" 2>/dev/null && pwd)
+    if [ -z "$LIBDIR" ] || [ ! -f "$LIBDIR/libggml.so" ]; then
+        echo "family-tests: no libggml.so in LIB_DIR=$LIB_DIR" >&2
+        exit 2
+    fi
+else
+    echo "family-tests: building libggml in $BUILD_DIR/lib"
+    if ! cmake -S "$ROOT" -B "$BUILD_DIR/lib" -DCMAKE_BUILD_TYPE=Release -DGGML_BUILD_TESTS=OFF > "$BUILD_DIR/cmake.log" 2>&1 ||
+       ! cmake --build "$BUILD_DIR/lib" -j "$JOBS" --target ggml >> "$BUILD_DIR/cmake.log" 2>&1; then
+        tail -n 30 "$BUILD_DIR/cmake.log" >&2
+        echo "family-tests: building the library failed (log: $BUILD_DIR/cmake.log)" >&2
+        exit 2
+    fi
+    LIB=$(find "$BUILD_DIR/lib" -name 'libggml.so' -print -quit)
+    if [ -z "$LIB" ]; then
+        echo "family-tests: no libggml.so under $BUILD_DIR/lib" >&2
+        exit 2
+    fi
+    LIBDIR=$(dirname "$LIB")
 fi
-LIB=$(find "$BUILD_DIR/lib" -name 'libggml.so' -print -quit)
-if [ -z "$LIB" ]; then
-    echo "family-tests: no libggml.so under $BUILD_DIR/lib" >&2
-    exit 2
-fi
-LIBDIR=$(dirname "$LIB")
 
-echo "family-tests: compiling $SRC against $ROOT/include"
-# the family's program as it is: no flag or define of ours beyond the include path
-if ! "$CXX" -std=c++17 -O2 -I "$ROOT/include" "$SRC" -o "$BUILD_DIR/test-backend-ops" \
-        -L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -lggml -lpthread > "$BUILD_DIR/compile.log" 2>&1; then
-    grep -m 40 'error' "$BUILD_DIR/compile.log" >&2
-    echo "family-tests: the family's test program does not compile against our headers (log: $BUILD_DIR/compile.log)" >&2
+# the family's program as it is: no flag or define of ours beyond the include path. The object is
+# rebuilt only when the source, one of our headers or the arguments changed (it takes minutes).
+OBJ="$BUILD_DIR/test-backend-ops.o"
+STAMP="$BUILD_DIR/compile.args"
+ARGS="$CXX -std=c++17 -O2 -I $ROOT/include $SRC $CXXFLAGS_EXTRA"
+stale=0
+if [ ! -f "$OBJ" ] || [ ! -f "$STAMP" ] || [ "$(cat "$STAMP")" != "$ARGS" ] || [ "$SRC" -nt "$OBJ" ]; then
+    stale=1
+else
+    for h in "$ROOT"/include/*.h; do
+        if [ "$h" -nt "$OBJ" ]; then
+            stale=1
+        fi
+    done
+fi
+if [ "$stale" -eq 1 ]; then
+    echo "family-tests: compiling $SRC against $ROOT/include"
+    rm -f "$OBJ" "$STAMP"
+    # shellcheck disable=SC2086
+    if ! "$CXX" -std=c++17 -O2 -I "$ROOT/include" $CXXFLAGS_EXTRA -c "$SRC" -o "$OBJ" > "$BUILD_DIR/compile.log" 2>&1; then
+        grep -m 40 'error' "$BUILD_DIR/compile.log" >&2
+        echo "family-tests: the family's test program does not compile against our headers (log: $BUILD_DIR/compile.log)" >&2
+        exit 2
+    fi
+fi
+# shellcheck disable=SC2086 # CXXFLAGS_EXTRA is a list of arguments
+if ! "$CXX" -std=c++17 -O2 -I "$ROOT/include" $CXXFLAGS_EXTRA "$OBJ" -o "$BUILD_DIR/test-backend-ops" \
+        -L "$LIBDIR" -Wl,-rpath,"$LIBDIR" -lggml -lpthread >> "$BUILD_DIR/compile.log" 2>&1; then
+    grep -m 40 -E 'error|undefined' "$BUILD_DIR/compile.log" >&2
+    echo "family-tests: linking the family's test program failed (log: $BUILD_DIR/compile.log)" >&2
     exit 2
 fi
+echo "$ARGS" > "$STAMP"
 
 status=0
 for mode in $MODES; do
@@ -73,16 +113,43 @@ for mode in $MODES; do
         *) echo "family-tests: unknown mode '$mode' in MODES" >&2; exit 2 ;;
     esac
     log="$BUILD_DIR/$mode.log"
+    errlog="$BUILD_DIR/$mode.stderr.log"
     echo "family-tests: test-backend-ops ${args[*]} $*"
-    "$BUILD_DIR/test-backend-ops" "${args[@]}" "$@" > "$log" 2>&1
+    # stderr apart: the library's messages would otherwise split the program's result lines
+    "$BUILD_DIR/test-backend-ops" "${args[@]}" "$@" > "$log" 2> "$errlog"
     rc=$?
     # the program colours OK / FAIL with terminal escapes even into a file: strip them to count
     clean="$BUILD_DIR/$mode.plain.log"
     sed 's/\x1b\[[0-9;]*m//g' "$log" > "$clean"
     grep -E '^(Backend [0-9]+/|  [0-9]+/[0-9]+ tests passed|[0-9]+/[0-9]+ backends passed|  Backend .*: (OK|FAIL))' "$clean"
-    failed=$(grep -E '^  .*: FAIL$' "$clean" | grep -vc '^  Backend ')
-    unsupported=$(grep -c 'not supported' "$clean")
-    echo "family-tests: $mode: exit status $rc, $failed failed cases, $unsupported 'not supported' lines (log: $log)"
+    # Per op. test: one line per case, "  OP(params): [details] OK|FAIL" or "... not supported [...]".
+    # grad: a computed case prints "  OP(params): OK" first, then its result line (named SUM when
+    # the suite summed a non-scalar output, so the op is taken from the first line), "skipping large
+    # tensors" or "not supported"; a case refused early prints only its "not supported" line.
+    awk -v grad="$([ "$mode" = grad ] && echo 1 || echo 0)" '
+        function count(arr, o) { arr[o]++; seen[o] = 1; pending = 0 }
+        match($0, /^  [A-Za-z0-9_()]+\(/) {
+            op = substr($0, 3, RLENGTH - 3)
+            if (pending) { op = pop }
+            if ($0 ~ /not supported/)               { count(ns, op); next }
+            if ($0 ~ /skipping large tensors/)      { count(sk, op); next }
+            if ($0 ~ /MAA = |nonfinite gradient/)   { next }
+            if ($0 ~ /FAIL$/)                       { count(bad, op); next }
+            if ($0 ~ /OK$/) {
+                if (!grad || pending) { count(ok, op) } else { pending = 1; pop = op; seen[op] = 1 }
+            }
+        }
+        END {
+            if (pending) { died[pop]++ }
+            printf "%-26s %7s %7s %14s %8s %6s\n", "op", "passed", "failed", "not supported", "skipped", "died"
+            for (o in seen) { printf "%-26s %7d %7d %14d %8d %6d\n", o, ok[o], bad[o], ns[o], sk[o], died[o] }
+        }' "$clean" | { read -r header; echo "$header"; sort; } > "$BUILD_DIR/$mode.ops.txt"
+    totals=$(awk 'NR > 1 { p += $2; f += $3; n += $4 } END { printf "%d passed, %d failed, %d not supported", p, f, n }' \
+             "$BUILD_DIR/$mode.ops.txt")
+    grep -E '^ggml_[a-z0-9_]+: ' "$errlog" | sort | uniq -c | sort -rn > "$BUILD_DIR/$mode.errors.txt"
+    n_errors=$(awk '{ n += $1 } END { print n + 0 }' "$BUILD_DIR/$mode.errors.txt")
+    echo "family-tests: $mode: exit status $rc, $totals, $n_errors library error messages" \
+         "(log: $log; per op: $BUILD_DIR/$mode.ops.txt; errors: $BUILD_DIR/$mode.errors.txt)"
     if [ "$rc" -ne 0 ]; then
         status=1
     fi

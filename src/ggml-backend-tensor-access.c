@@ -262,3 +262,47 @@ struct ggml_tensor * ggml_new_f32(struct ggml_context * ctx, float value) {
     }
     return result;
 }
+
+// One value into every element of t for ggml_graph_reset: host memory (a context's own or a host
+// buffer) element by element, a device buffer through its backend (zero: a memset; the loss
+// gradient, a scalar F32 as in the family: one float). A tensor not allocated yet is skipped.
+static void graph_reset_fill(struct ggml_tensor * t, float value) {
+    if (t->data == NULL) {
+        return;
+    }
+    if (ggml_tensor_in_host_memory(t)) {
+        if (value == 0.0f) {
+            ggml_set_zero(t);
+        } else {
+            ggml_set_f32(t, value);
+        }
+    } else if (value == 0.0f) {
+        ggml_backend_tensor_memset(t, 0, 0, ggml_nbytes(t));
+    } else if (t->type == GGML_TYPE_F32 && ggml_nelements(t) == 1) {
+        ggml_backend_tensor_set(t, &value, 0, sizeof(value));
+    } else {
+        GGML_LOG_ERROR("ggml_graph_reset: '%s' in a device buffer must be a scalar F32 to be set to %g (%s, %lld elements)\n",
+                t->name, (double) value, ggml_type_name(t->type), (long long) ggml_nelements(t));
+    }
+}
+
+// Here rather than with the graph code: gradients and optimizer moments may live in backend buffers.
+void ggml_graph_reset(struct ggml_cgraph * cgraph) {
+    if (cgraph == NULL || cgraph->grads == NULL) {
+        return; // nothing to reset without gradients
+    }
+    for (int i = 0; i < cgraph->n_nodes; i++) {
+        struct ggml_tensor * node = cgraph->nodes[i];
+        struct ggml_tensor * grad_acc = ggml_graph_get_grad_acc(cgraph, node);
+        if (node->op == GGML_OP_OPT_STEP_ADAMW) {
+            for (int j = 2; j <= 3; j++) {
+                if (node->src[j] != NULL) {
+                    graph_reset_fill(node->src[j], 0.0f); // the moments m and v
+                }
+            }
+        }
+        if (grad_acc != NULL) {
+            graph_reset_fill(grad_acc, (node->flags & GGML_TENSOR_FLAG_LOSS) ? 1.0f : 0.0f); // d loss / d loss = 1
+        }
+    }
+}

@@ -178,6 +178,20 @@ static void bw_node(struct bw_state * st, struct ggml_tensor * node) {
                 bw_accumulate(st, s1, v != NULL ? ggml_reshape(ctx, ggml_cont(ctx, v), s1) : NULL, BW_ADD);
             }
         } break;
+        case GGML_OP_SET: {
+            // b written over a region of a: a's gradient is grad with that region zeroed, b's the region
+            const int32_t * p = node->op_params;
+            struct ggml_tensor * v = ggml_view_4d(ctx, grad, s1->ne[0], s1->ne[1], s1->ne[2], s1->ne[3],
+                    (size_t) p[0], (size_t) p[1], (size_t) p[2], (size_t) p[3]);
+            if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
+                struct ggml_tensor * hole = v != NULL ? ggml_acc(ctx, grad, ggml_neg(ctx, v), (size_t) p[0], (size_t) p[1],
+                        (size_t) p[2], (size_t) p[3]) : NULL;
+                bw_accumulate(st, s0, hole, BW_ADD);
+            }
+            if (need1) {
+                bw_accumulate(st, s1, v != NULL ? ggml_reshape(ctx, ggml_cont(ctx, v), s1) : NULL, BW_ADD);
+            }
+        } break;
         case GGML_OP_SUB:
             bw_accumulate(st, s0, grad, BW_ADD);
             if (need1) {

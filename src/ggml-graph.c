@@ -319,58 +319,7 @@ struct ggml_cgraph * ggml_graph_dup(struct ggml_context * ctx, struct ggml_cgrap
     return result;
 }
 
-// Fills a tensor in a context's own memory (no buffer: plain host memory) with one value. The
-// public ggml_set_f32/ggml_set_zero belong to the backend layer, since they must ask a buffer
-// whether its memory is host memory; the graph core needs no buffer for these tensors.
-static void graph_fill_host(struct ggml_tensor * t, float value) {
-    if (t->type != GGML_TYPE_F32 && t->type != GGML_TYPE_F16 && t->type != GGML_TYPE_BF16) {
-        GGML_LOG_ERROR("ggml_graph_reset: cannot fill '%s' of type %s\n", t->name, ggml_type_name(t->type));
-        return;
-    }
-    for (int64_t i3 = 0; i3 < t->ne[3]; i3++) {
-        for (int64_t i2 = 0; i2 < t->ne[2]; i2++) {
-            for (int64_t i1 = 0; i1 < t->ne[1]; i1++) {
-                for (int64_t i0 = 0; i0 < t->ne[0]; i0++) {
-                    char * p = (char *) t->data + i0*t->nb[0] + i1*t->nb[1] + i2*t->nb[2] + i3*t->nb[3];
-                    if (t->type == GGML_TYPE_F32) {
-                        memcpy(p, &value, sizeof(value));
-                    } else if (t->type == GGML_TYPE_F16) {
-                        ggml_fp32_to_fp16_row(&value, (ggml_fp16_t *) p, 1);
-                    } else {
-                        ggml_fp32_to_bf16_row(&value, (ggml_bf16_t *) p, 1);
-                    }
-                }
-            }
-        }
-    }
-}
-
-void ggml_graph_reset(struct ggml_cgraph * cgraph) {
-    if (cgraph == NULL || cgraph->grads == NULL) {
-        return; // nothing to reset without gradients
-    }
-    for (int i = 0; i < cgraph->n_nodes; i++) {
-        struct ggml_tensor * node = cgraph->nodes[i];
-        struct ggml_tensor * grad_acc = ggml_graph_get_grad_acc(cgraph, node);
-
-        // only host memory is reachable from here; backend buffers are reset by their owner
-        if (node->op == GGML_OP_OPT_STEP_ADAMW) {
-            for (int j = 2; j <= 3; j++) {
-                struct ggml_tensor * m = node->src[j];
-                if (m != NULL && m->buffer == NULL && m->data != NULL) {
-                    graph_fill_host(m, 0.0f);
-                }
-            }
-        }
-        if (grad_acc != NULL && grad_acc->buffer == NULL && grad_acc->data != NULL) {
-            if (node->flags & GGML_TENSOR_FLAG_LOSS) {
-                graph_fill_host(grad_acc, 1.0f); // d loss / d loss
-            } else {
-                graph_fill_host(grad_acc, 0.0f);
-            }
-        }
-    }
-}
+// ggml_graph_reset is in ggml-backend-tensor-access.c: gradients may live in backend buffers.
 
 void ggml_graph_clear(struct ggml_cgraph * cgraph) {
     if (cgraph == NULL) {

@@ -4,6 +4,8 @@
 // training ops refusing bad input with NULL and a logged error.
 
 #include "ggml.h"
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
 #include "ggml-cpu.h"
 #include "test-common.h"
 
@@ -47,6 +49,11 @@ static tensor * away(struct ggml_context * ctx, int64_t n0, int64_t n1) {
 #define C(ctx, n0, n1, n2, n3) input(ctx, n0, n1, n2, n3, -1.0, 1.0, false)
 
 static tensor * b_add(struct ggml_context * c)   { return ggml_add(c, P(c, 5, 4, 3, 2), P(c, 5, 1, 3, 1)); }
+// SET: b over rows 1..2 of each plane of a (a's gradient is zero there, b's is that region of grad)
+static tensor * b_set(struct ggml_context * c) {
+    tensor * a = P(c, 6, 5, 4, 1);
+    return ggml_mul(c, ggml_set(c, a, P(c, 6, 2, 4, 1), a->nb[1], a->nb[2], a->nb[3], a->nb[1]), C(c, 6, 5, 4, 1));
+}
 static tensor * b_sub(struct ggml_context * c)   { return ggml_sub(c, P(c, 5, 4, 3, 1), P(c, 5, 4, 3, 1)); }
 static tensor * b_mul(struct ggml_context * c)   { return ggml_mul(c, P(c, 5, 4, 3, 2), P(c, 5, 4, 1, 1)); }
 static tensor * b_div(struct ggml_context * c)   { return ggml_div(c, P(c, 5, 4, 3, 1), input(c, 5, 4, 3, 1, 0.5, 2.0, true)); }
@@ -157,7 +164,7 @@ static tensor * b_chain(struct ggml_context * c) {
 static const struct grad_case cases[] = {
     { "add", b_add }, { "sub", b_sub }, { "mul", b_mul }, { "div", b_div }, { "add1", b_add1 }, { "sqr", b_sqr },
     { "sqrt", b_sqrt }, { "log", b_log }, { "sin", b_sin }, { "cos", b_cos }, { "sum", b_sum }, { "sum_rows", b_sum_rows },
-    { "mean", b_mean }, { "repeat", b_repeat }, { "repeat_back", b_repeat_back }, { "rms_norm", b_rms_norm },
+    { "mean", b_mean }, { "set", b_set }, { "repeat", b_repeat }, { "repeat_back", b_repeat_back }, { "rms_norm", b_rms_norm },
     { "mul_mat", b_mul_mat }, { "mul_mat broadcast", b_mul_mat_bcast }, { "scale", b_scale }, { "cpy", b_cpy },
     { "cont transpose", b_cont_transpose }, { "reshape permute", b_reshape_permute }, { "view", b_view },
     { "get_rows", b_get_rows }, { "soft_max", b_soft_max }, { "diag_mask_inf", b_diag_mask }, { "abs", b_abs },
@@ -289,9 +296,59 @@ static void check_constructors(void) {
     ggml_free(ctx);
 }
 
+// ggml_graph_reset on a graph allocated in a backend buffer, as the family's grad mode and ggml-opt
+// use it: the loss gradient becomes 1 and every other gradient 0 whatever they held before (it once
+// skipped every tensor with a buffer, so the family's grad mode saw stale gradients)
+static void check_reset_in_buffer(void) {
+    struct ggml_init_params ip = { 1024*1024, NULL, true };
+    struct ggml_context * ctx = ggml_init(ip);
+    ggml_backend_t cpu = ggml_backend_cpu_init();
+    if (!TEST_CHECK(ctx != NULL && cpu != NULL)) {
+        ggml_backend_free(cpu);
+        ggml_free(ctx);
+        return;
+    }
+    tensor * x = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 5);
+    ggml_set_param(x);
+    tensor * loss = ggml_sum(ctx, ggml_sqr(ctx, x));
+    ggml_set_loss(loss);
+    struct ggml_cgraph * gf = ggml_new_graph_custom(ctx, 64, true);
+    ggml_build_forward_expand(gf, loss);
+    struct ggml_cgraph * gb = ggml_graph_dup(ctx, gf, true);
+    ggml_build_backward_expand(ctx, gb, NULL);
+    ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, cpu);
+    tensor * gx = ggml_graph_get_grad(gb, x);
+    tensor * gl = ggml_graph_get_grad_acc(gb, loss);
+    if (TEST_CHECK(buf != NULL && gx != NULL && gl != NULL)) {
+        const float xv[5] = { 0.5f, -1.25f, 2.0f, 3.5f, -0.75f }, junk[5] = { 7, 7, 7, 7, 7 };
+        ggml_backend_tensor_set(x, xv, 0, sizeof(xv));
+        ggml_backend_tensor_set(gl, junk, 0, sizeof(float));
+        for (int i = 0; i < ggml_graph_n_nodes(gb); i++) { // stale values in every gradient accumulator
+            tensor * acc = ggml_graph_get_grad_acc(gb, ggml_graph_node(gb, i));
+            if (acc != NULL && acc != gl && ggml_nelements(acc) <= 5) {
+                ggml_backend_tensor_set(acc, junk, 0, ggml_nbytes(acc));
+            }
+        }
+        ggml_graph_reset(gb);
+        float one = 0.0f, g[5] = { 0 };
+        ggml_backend_tensor_get(gl, &one, 0, sizeof(one));
+        TEST_CHECK_MSG(one == 1.0f, "graph_reset: the loss gradient is %g, not 1", (double) one);
+        TEST_CHECK(ggml_backend_graph_compute(cpu, gb) == GGML_STATUS_SUCCESS);
+        ggml_backend_tensor_get(gx, g, 0, sizeof(g));
+        for (int i = 0; i < 5; i++) {
+            TEST_CHECK_MSG(g[i] == 2.0f*xv[i], "graph_reset: d loss/dx[%d] = %g, expected %g", i, (double) g[i],
+                    (double) (2.0f*xv[i]));
+        }
+    }
+    ggml_backend_buffer_free(buf);
+    ggml_backend_free(cpu);
+    ggml_free(ctx);
+}
+
 int main(void) {
     test_rng_init();
     check_constructors();
+    check_reset_in_buffer();
     for (size_t i = 0; i < sizeof(cases)/sizeof(cases[0]); i++) {
         check_case(&cases[i]);
     }

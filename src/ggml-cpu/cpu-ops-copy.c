@@ -119,6 +119,8 @@ static void copy_convert(const struct ggml_vec_funcs * vf, enum ggml_type dt, ch
 //
 
 static bool rows_quant_ok(const struct ggml_tensor * q, const struct ggml_tensor * f, bool to_float);
+static void quantize_float_row(const struct ggml_vec_funcs * vf, enum ggml_type q_type, char * q_row,
+        enum ggml_type f_type, const char * f_row, size_t f_nb0, int64_t n);
 
 static bool dup_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * src = op->src[0];
@@ -240,15 +242,16 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
         return;
     }
     if (src->type != dst->type && (ggml_is_quantized(src->type) || ggml_is_quantized(dst->type))) {
-        // F32 <-> quantized, same shape: whole rows through the type's quantizer / to_float
+        // F32, F16 or BF16 -> quantized and quantized -> F32, same shape: whole rows through the
+        // type's quantizer / to_float
         int64_t r0, r1;
         ggml_cpu_split_range(ggml_nrows(dst), ith, nth, &r0, &r1);
         for (int64_t r = r0; r < r1; r++) {
             int64_t i1, i2, i3;
             ggml_vec_row_index(dst->ne, r, &i1, &i2, &i3);
             if (ggml_is_quantized(dst->type)) {
-                ggml_get_type_traits(dst->type)->from_float_ref((const float *)(const void *) copy_row_ptr(src, i1, i2, i3),
-                        copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
+                quantize_float_row(vf, dst->type, copy_row_ptr(dst, i1, i2, i3), src->type, copy_row_ptr(src, i1, i2, i3),
+                        src->nb[0], dst->ne[0]);
             } else {
                 ggml_get_type_traits(src->type)->to_float(copy_row_ptr(src, i1, i2, i3),
                         (float *)(void *) copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
@@ -307,6 +310,24 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
 
 // SET_ROWS into a quantized row from F16/BF16 rows: converted to F32 this many elements at a time
 #define SET_ROWS_CHUNK 1024
+
+// a row of n elements of a float type (F32, F16 or BF16, elements f_nb0 apart) quantized into
+// q_row: F32 rows directly, the others converted whole blocks at a time through a float buffer
+static void quantize_float_row(const struct ggml_vec_funcs * vf, enum ggml_type q_type, char * q_row,
+        enum ggml_type f_type, const char * f_row, size_t f_nb0, int64_t n) {
+    const struct ggml_type_traits * tr = ggml_get_type_traits(q_type);
+    if (f_type == GGML_TYPE_F32) {
+        tr->from_float_ref((const float *)(const void *) f_row, q_row, n);
+        return;
+    }
+    float buf[SET_ROWS_CHUNK];
+    const int64_t chunk = (SET_ROWS_CHUNK / tr->blck_size)*tr->blck_size;
+    for (int64_t e = 0; e < n; e += chunk) {
+        const int64_t m = n - e < chunk ? n - e : chunk;
+        ggml_vec_load_f32(vf, f_type, f_row + e*f_nb0, f_nb0, m, buf);
+        tr->from_float_ref(buf, q_row + (size_t) (e / tr->blck_size)*tr->type_size, m);
+    }
+}
 
 static bool index_type_ok(enum ggml_type type) {
     return type == GGML_TYPE_I32 || type == GGML_TYPE_I64;
@@ -409,19 +430,8 @@ static enum ggml_status set_rows_forward(const struct ggml_compute_params * para
             return GGML_STATUS_FAILED;
         }
         if (ggml_is_quantized(dst->type)) {
-            const struct ggml_type_traits * tr = ggml_get_type_traits(dst->type);
-            if (b->type == GGML_TYPE_F32) {
-                tr->from_float_ref((const float *)(const void *) copy_row_ptr(b, i, i2, i3), copy_row_ptr(dst, idx, i2, i3), b->ne[0]);
-                continue;
-            }
-            // whole blocks at a time through a float buffer
-            float buf[SET_ROWS_CHUNK];
-            const int64_t chunk = (SET_ROWS_CHUNK / tr->blck_size)*tr->blck_size;
-            for (int64_t e = 0; e < b->ne[0]; e += chunk) {
-                const int64_t m = b->ne[0] - e < chunk ? b->ne[0] - e : chunk;
-                ggml_vec_load_f32(vf, b->type, copy_row_ptr(b, i, i2, i3) + e*b->nb[0], b->nb[0], m, buf);
-                tr->from_float_ref(buf, copy_row_ptr(dst, idx, i2, i3) + (size_t) (e / tr->blck_size)*tr->type_size, m);
-            }
+            quantize_float_row(vf, dst->type, copy_row_ptr(dst, idx, i2, i3), b->type, copy_row_ptr(b, i, i2, i3), b->nb[0],
+                    b->ne[0]);
             continue;
         }
         copy_convert(vf, dst->type, copy_row_ptr(dst, idx, i2, i3), dst->nb[0], b->type, copy_row_ptr(b, i, i2, i3),

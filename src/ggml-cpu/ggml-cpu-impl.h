@@ -125,6 +125,7 @@ enum ggml_cpu_family {
     GGML_CPU_FAMILY_BACKWARD,
     GGML_CPU_FAMILY_SEQ,             // issue 22's sequence-model ops (cpu-ops-seq.c)
     GGML_CPU_FAMILY_SHAPE2,          // issue 22's shape2 group (cpu-ops-shape2.c)
+    GGML_CPU_FAMILY_DSV4,            // lightning indexer and hyper-connections (cpu-ops-dsv4.c)
     GGML_CPU_FAMILY_COUNT,
 };
 
@@ -184,6 +185,11 @@ bool             ggml_cpu_misc_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_misc_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_misc_n_tasks  (const struct ggml_tensor * op, int n_threads);
 enum ggml_status ggml_cpu_misc_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
+
+bool             ggml_cpu_dsv4_supports (const struct ggml_tensor * op);
+size_t           ggml_cpu_dsv4_work_size(const struct ggml_tensor * op, int n_threads);
+int              ggml_cpu_dsv4_n_tasks  (const struct ggml_tensor * op, int n_threads);
+enum ggml_status ggml_cpu_dsv4_forward  (const struct ggml_compute_params * params, struct ggml_tensor * op);
 bool             ggml_cpu_backward_supports (const struct ggml_tensor * op);
 size_t           ggml_cpu_backward_work_size(const struct ggml_tensor * op, int n_threads);
 int              ggml_cpu_backward_n_tasks  (const struct ggml_tensor * op, int n_threads);

@@ -116,6 +116,10 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_COL2IM_1D]               = GGML_CPU_FAMILY_SHAPE2,
     [GGML_OP_IM2COL_BACK]             = GGML_CPU_FAMILY_SHAPE2,
     [GGML_OP_FLASH_ATTN_BACK]         = GGML_CPU_FAMILY_SHAPE2,
+    [GGML_OP_LIGHTNING_INDEXER]       = GGML_CPU_FAMILY_DSV4,
+    [GGML_OP_DSV4_HC_COMB]            = GGML_CPU_FAMILY_DSV4,
+    [GGML_OP_DSV4_HC_PRE]             = GGML_CPU_FAMILY_DSV4,
+    [GGML_OP_DSV4_HC_POST]            = GGML_CPU_FAMILY_DSV4,
 
     [GGML_OP_MAP_CUSTOM1]    = GGML_CPU_FAMILY_CUSTOM,
     [GGML_OP_MAP_CUSTOM2]    = GGML_CPU_FAMILY_CUSTOM,
@@ -215,6 +219,7 @@ bool ggml_cpu_op_supports(const struct ggml_tensor * op) {
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_supports(op);
         case GGML_CPU_FAMILY_SEQ:    return ggml_cpu_seq_supports(op);
         case GGML_CPU_FAMILY_SHAPE2: return ggml_cpu_shape2_supports(op);
+        case GGML_CPU_FAMILY_DSV4:     return ggml_cpu_dsv4_supports(op);
         default:                     return false;
     }
 }
@@ -235,6 +240,7 @@ size_t ggml_cpu_op_work_size(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_work_size(op, n_threads);
         case GGML_CPU_FAMILY_SEQ:    return ggml_cpu_seq_work_size(op, n_threads);
         case GGML_CPU_FAMILY_SHAPE2: return ggml_cpu_shape2_work_size(op, n_threads);
+        case GGML_CPU_FAMILY_DSV4:     return ggml_cpu_dsv4_work_size(op, n_threads);
         default:                     return 0;
     }
 }
@@ -257,6 +263,7 @@ int ggml_cpu_op_n_tasks(const struct ggml_tensor * op, int n_threads) {
         case GGML_CPU_FAMILY_BACKWARD: n = ggml_cpu_backward_n_tasks(op, n_threads); break;
         case GGML_CPU_FAMILY_SEQ:    n = ggml_cpu_seq_n_tasks(op, n_threads);    break;
         case GGML_CPU_FAMILY_SHAPE2: n = ggml_cpu_shape2_n_tasks(op, n_threads); break;
+        case GGML_CPU_FAMILY_DSV4:     n = ggml_cpu_dsv4_n_tasks(op, n_threads);     break;
         default:                     n = 1;                                      break;
     }
     if (n > n_threads) {
@@ -283,6 +290,7 @@ enum ggml_status ggml_cpu_op_forward(const struct ggml_compute_params * params, 
         case GGML_CPU_FAMILY_BACKWARD: return ggml_cpu_backward_forward(params, op);
         case GGML_CPU_FAMILY_SEQ:    return ggml_cpu_seq_forward(params, op);
         case GGML_CPU_FAMILY_SHAPE2: return ggml_cpu_shape2_forward(params, op);
+        case GGML_CPU_FAMILY_DSV4:     return ggml_cpu_dsv4_forward(params, op);
         default:
             if (params->ith == 0) {
                 ggml_cpu_log_unsupported(__func__, -1, op);

@@ -176,6 +176,7 @@ bool ggml_ref_op_misc       (const struct ggml_tensor * node, double * out, char
 bool ggml_ref_op_backward   (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_seq        (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 bool ggml_ref_op_shape2     (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
+bool ggml_ref_op_dsv4       (const struct ggml_tensor * node, double * out, char * err, size_t err_size);
 
 #endif // GGML_REF_INTERNAL
 

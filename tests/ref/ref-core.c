@@ -227,6 +227,8 @@ static const enum ggml_op ref_ops[] = {
     // issue 22's shape2 group (ref-shape2.c)
     GGML_OP_UPSCALE, GGML_OP_WIN_PART, GGML_OP_WIN_UNPART, GGML_OP_GET_REL_POS, GGML_OP_ADD_REL_POS,
     GGML_OP_COL2IM_1D, GGML_OP_IM2COL_BACK, GGML_OP_FLASH_ATTN_BACK,
+    // DeepSeek-V4 group (ref-dsv4.c)
+    GGML_OP_LIGHTNING_INDEXER, GGML_OP_DSV4_HC_COMB, GGML_OP_DSV4_HC_PRE, GGML_OP_DSV4_HC_POST,
 };
 
 const enum ggml_op * ggml_ref_ops(int * n) {
@@ -270,7 +272,8 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
         // the destination of CPY / SET_ROWS (read, if at all, as the node's own contents)
         const bool q_dst = ggml_ref_q_result_op(node->op) && i > 0 && s != NULL && s->type == node->type;
         if (s != NULL && !ggml_ref_type_readable(s->type) && !q_dst &&
-            !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type))) {
+            !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type)) &&
+            !(i == 1 && node->op == GGML_OP_LIGHTNING_INDEXER && ggml_ref_type_dequantizable(s->type))) {
             return false;
         }
     }
@@ -432,6 +435,11 @@ bool ggml_ref_compute(const struct ggml_tensor * node, double * out, char * err,
         case GGML_OP_IM2COL_BACK:
         case GGML_OP_FLASH_ATTN_BACK:
             return ggml_ref_op_shape2(node, out, err, err_size);
+        case GGML_OP_LIGHTNING_INDEXER:
+        case GGML_OP_DSV4_HC_COMB:
+        case GGML_OP_DSV4_HC_PRE:
+        case GGML_OP_DSV4_HC_POST:
+            return ggml_ref_op_dsv4(node, out, err, err_size);
         default:
             return ggml_ref_fail(err, err_size, "op %s is not covered by the reference", ggml_op_name(node->op));
     }

@@ -127,6 +127,7 @@ bool bops_cases_backward(struct bop_cases * list);
 bool bops_cases_conv(struct bop_cases * list);
 bool bops_cases_seq(struct bop_cases * list);
 bool bops_cases_shape2(struct bop_cases * list);
+bool bops_cases_dsv4(struct bop_cases * list);
 
 // "f32", "f16", ... (lower case, as in the case strings)
 const char * bops_tname(enum ggml_type type);

@@ -181,9 +181,9 @@ static struct ggml_tensor * build_qcpy(struct bop_graph * g, const struct bop_ca
     return a != NULL && b != NULL ? ggml_cpy(g->ctx, a, b) : NULL;
 }
 
-// CPY of F32 into a quantized tensor: a = F32 ne[0], into t[0]
+// CPY of F32 (t[1], also F16 or BF16; layout i[1]) into a quantized tensor: a = ne[0], into t[0]
 static struct ggml_tensor * build_qcpy_to(struct bop_graph * g, const struct bop_case * c) {
-    struct ggml_tensor * a = bops_input(g, GGML_TYPE_F32, c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * a = bops_input(g, c->t[1], c->ne[0], (enum bop_layout) c->i[1], BOP_FILL_UNIFORM, c->lo, c->hi);
     struct ggml_tensor * b = a != NULL ? ggml_new_tensor(g->ctx, c->t[0], 4, a->ne) : NULL;
     return a != NULL && b != NULL ? ggml_cpy(g->ctx, a, b) : NULL;
 }
@@ -238,6 +238,23 @@ static bool cases_qstore(struct bop_cases * list, const enum ggml_type * types, 
         memcpy(c->ne[0], nc, sizeof(nc));
         c->lo = -4.0;
         c->hi = 3.0;
+        // F16 and BF16 sources (the family's suite: once read as F32 rows, giving inf and NaN), one
+        // contiguous and one with dims 1 and 2 swapped
+        for (int k = 0; k < 2; k++) {
+            const enum ggml_type ts = k ? GGML_TYPE_BF16 : GGML_TYPE_F16;
+            const enum bop_layout l = (ti + k) % 2 ? BOP_LAYOUT_PERM : BOP_LAYOUT_CONT;
+            c = bops_add(list, ggml_op_name(GGML_OP_CPY), build_qcpy_to, "type_src=%s,type_dst=%s,ne=%s,layout=%s",
+                    bops_tname(ts), bops_tname(t), bops_ne_str(nc), bops_layout_name(l));
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = t;
+            c->t[1] = ts;
+            c->i[1] = l;
+            memcpy(c->ne[0], nc, sizeof(nc));
+            c->lo = -4.0;
+            c->hi = 3.0;
+        }
         const int64_t ns[4] = { 256, 10, 2, 1 };
         c = bops_add(list, ggml_op_name(GGML_OP_SET_ROWS), build_qset_rows, "type=%s,type_idx=i64,ne_dst=%s,n_rows=3",
                 bops_tname(t), bops_ne_str(ns));

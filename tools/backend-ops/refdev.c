@@ -76,6 +76,12 @@ static void ref_apply_memory_fault(const struct ggml_tensor * node) {
     }
 }
 
+// A byte of a quantized row that its values depend on, for marking a fault: the last one, except
+// in Q8_K, whose rows end in block sums that dequantizing ignores (there: the first quant, after d).
+static size_t ref_value_byte(enum ggml_type type, size_t row_bytes) {
+    return type == GGML_TYPE_Q8_K ? sizeof(float) : row_bytes - 1;
+}
+
 // The values of a quantized result before its type rounds them: the node computed as an F32
 // twin over a copy of its current contents, dequantized (the rows SET_ROWS keeps). NULL on failure.
 static double * ref_unrounded(const struct ggml_tensor * node) {
@@ -155,7 +161,7 @@ static bool ref_store_quantized(struct ggml_tensor * node, const double * v, int
             continue;
         }
         if (same) {
-            ((unsigned char *) dst)[row_bytes - 1] ^= 0x5A; // a fault: the values differ from the blocks'
+            ((unsigned char *) dst)[ref_value_byte(node->type, row_bytes)] ^= 0x5A; // a fault: the values differ from the blocks'
             continue;
         }
         ok = tr->from_float_ref != NULL;
@@ -174,7 +180,7 @@ static bool ref_store_quantized(struct ggml_tensor * node, const double * v, int
             tr->from_float_ref(f, dst, n0);
             tr->to_float(dst, cur, n0);
             if (memcmp(cur, good, sizeof(float) * (size_t) n0) == 0) {
-                ((unsigned char *) dst)[row_bytes - 1] ^= 0x5A;
+                ((unsigned char *) dst)[ref_value_byte(node->type, row_bytes)] ^= 0x5A;
             }
         }
     }
