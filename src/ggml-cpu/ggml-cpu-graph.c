@@ -9,6 +9,7 @@
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-profile.h"
+#include "cpu-ops-fused.h"
 #include "ggml-backend.h"
 #include "ggml-tensor-helpers.h"
 
@@ -91,19 +92,29 @@ static void graph_compute_thread(struct ggml_threadpool * tp, int ith, void * da
     int nth = i < cgraph->n_nodes ? graph_n_tasks(cgraph->nodes[i], n) : 0;
     while (i < cgraph->n_nodes) {
         struct ggml_tensor * node = cgraph->nodes[i];
+        int next = graph_next_computed(cgraph, i + 1);
+        // RMS_NORM and the MUL by its weight after it: one node (the plain path keeps them apart)
+        struct ggml_tensor * fused = NULL;
+        if (!cplan->use_ref && next < cgraph->n_nodes && ggml_cpu_fused_rms_norm_mul_applies(node, cgraph->nodes[next])) {
+            fused = cgraph->nodes[next];
+            next  = graph_next_computed(cgraph, next + 1);
+        }
         const int64_t t0 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
         if (ith < nth && !stopped) {
             params.nth = nth;
-            const enum ggml_status st = ggml_cpu_op_forward(&params, node);
-            if (st != GGML_STATUS_SUCCESS) {
-                graph_job_stop(job, i, st);
+            if (fused != NULL) {
+                ggml_cpu_fused_rms_norm_mul_forward(&params, node, fused);
+            } else {
+                const enum ggml_status st = ggml_cpu_op_forward(&params, node);
+                if (st != GGML_STATUS_SUCCESS) {
+                    graph_job_stop(job, i, st);
+                }
             }
         }
         if (ith == 0 && cplan->abort_callback != NULL && cplan->abort_callback(cplan->abort_callback_data)) {
             graph_job_stop(job, i, GGML_STATUS_ABORTED);
         }
         const int64_t t1 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
-        const int next     = graph_next_computed(cgraph, i + 1);
         const int nth_next = next < cgraph->n_nodes ? graph_n_tasks(cgraph->nodes[next], n) : 0;
         const bool solo    = n > 1 && nth == 1 && nth_next == 1;
         if (solo) {
