@@ -7,6 +7,7 @@
 // split across threads by rows (GROUP_NORM: by (group, i3) pairs).
 
 #include "cpu-ops-nn.h"
+#include "cpu-ops-fused.h"
 
 #include <math.h>
 #include <string.h>
@@ -152,6 +153,57 @@ static void norm_rows(const struct ggml_compute_params * params, struct ggml_ten
         if (!d_contig) {
             ggml_vec_store_f32(vf, op->type, dst, op->nb[0], n, y);
         }
+    }
+}
+
+//
+// RMS_NORM then MUL by a broadcast weight, fused (cpu-ops-fused.h)
+//
+
+bool ggml_cpu_fused_rms_norm_mul_applies(const struct ggml_tensor * norm, const struct ggml_tensor * mul) {
+    if (norm->op != GGML_OP_RMS_NORM || mul->op != GGML_OP_MUL || mul->src[0] != norm || mul->src[1] == norm) {
+        return false;
+    }
+    const struct ggml_tensor * a = norm->src[0];
+    const struct ggml_tensor * w = mul->src[1];
+    if (a == NULL || w == NULL || !norm_direct(a) || !norm_direct(norm) || !norm_direct(mul) || !norm_direct(w) ||
+        a->type != GGML_TYPE_F32 || norm->type != GGML_TYPE_F32 || !ggml_are_same_shape(a, norm) ||
+        mul->type != GGML_TYPE_F32 || !ggml_are_same_shape(mul, norm) || w->ne[0] != norm->ne[0]) {
+        return false;
+    }
+    for (int k = 1; k < GGML_MAX_DIMS; k++) {
+        if (w->ne[k] <= 0 || norm->ne[k] % w->ne[k] != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+void ggml_cpu_fused_rms_norm_mul_forward(const struct ggml_compute_params * params, struct ggml_tensor * norm,
+                                         struct ggml_tensor * mul) {
+    const struct ggml_tensor * a = norm->src[0];
+    const struct ggml_tensor * w = mul->src[1];
+    const nn_vf   vf  = ggml_vec_get(params->use_ref);
+    const float   eps = ggml_get_op_params_f32(norm, 0);
+    const int64_t n   = a->ne[0];
+    if (n == 0) {
+        return;
+    }
+    int64_t r0, r1;
+    ggml_cpu_split_range(a->ne[1]*a->ne[2]*a->ne[3], params->ith, params->nth, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i1 = r % a->ne[1];
+        const int64_t i2 = (r / a->ne[1]) % a->ne[2];
+        const int64_t i3 = r / (a->ne[1]*a->ne[2]);
+        const float * x = (const float *) (const void *) ((const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3]);
+        float * y = (float *) (void *) ((char *) norm->data + i1*norm->nb[1] + i2*norm->nb[2] + i3*norm->nb[3]);
+        float * z = (float *) (void *) ((char *) mul->data + i1*mul->nb[1] + i2*mul->nb[2] + i3*mul->nb[3]);
+        const float * wr = (const float *) (const void *) ((const char *) w->data + (i1 % w->ne[1])*w->nb[1] +
+                                                           (i2 % w->ne[2])*w->nb[2] + (i3 % w->ne[3])*w->nb[3]);
+        // as norm_rows and the binary MUL compute them
+        const double scale = 1.0/sqrt(vf->sumsq_f32(n, x) / (double) n + eps);
+        vf->scale_f32(n, y, x, (float) scale, 0.0f);
+        vf->mul_f32(n, z, y, wr);
     }
 }
 

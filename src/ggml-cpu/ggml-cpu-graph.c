@@ -2,11 +2,14 @@
 // ggml_graph_compute_with_ctx.
 //
 // Every thread walks every node; a node is computed by the first n_tasks threads, then thread 0
-// polls the abort callback and all threads meet at the barrier. A failed node or an abort
+// polls the abort callback and all threads meet at the barrier (except between two nodes that
+// thread 0 runs alone). A failed node or an abort
 // records the node index in `stop_node`; since that is written before the node's barrier and
 // read after it, every thread leaves the loop at the same node.
 
 #include "ggml-cpu-impl.h"
+#include "ggml-cpu-profile.h"
+#include "cpu-ops-fused.h"
 #include "ggml-backend.h"
 #include "ggml-tensor-helpers.h"
 
@@ -22,6 +25,7 @@ struct graph_job {
     int                       n_threads;
     atomic_int                stop_node; // INT_MAX: keep going
     atomic_int                status;    // first error (GGML_STATUS_SUCCESS while none)
+    struct ggml_cpu_profile * profile;   // GGML_CPU_PROFILE: thread 0's timings, else NULL
 };
 
 static void graph_job_stop(struct graph_job * job, int node_n, enum ggml_status status) {
@@ -39,6 +43,32 @@ static inline bool graph_node_skipped(const struct ggml_tensor * node) {
 }
 
 
+// Nodes at most this large whose op would split them run on one thread: a rotation of a few
+// hundred elements costs less than waking the second thread (ROPE's own rule splits any two rows).
+#define GRAPH_SOLO_ELEMS 4096
+
+static int graph_n_tasks(const struct ggml_tensor * node, int n_threads) {
+    const int nth = ggml_cpu_op_n_tasks(node, n_threads);
+    if (nth > 1 && node->op == GGML_OP_ROPE && ggml_nelements(node) <= GRAPH_SOLO_ELEMS) {
+        return 1;
+    }
+    return nth;
+}
+
+// the first node at or after i that is computed (n_nodes when none)
+static int graph_next_computed(const struct ggml_cgraph * cgraph, int i) {
+    while (i < cgraph->n_nodes && graph_node_skipped(cgraph->nodes[i])) {
+        i++;
+    }
+    return i;
+}
+
+// Between two nodes that both run on thread 0 alone the barrier is left out: thread 0's program
+// order already orders them, and the other threads touch neither (they wait at the next barrier
+// kept). Thread 0 resets the chunk counter itself there. Every thread takes the same decisions
+// (they depend on the graph only), so all meet at the same barriers; a stop inside such a run is
+// seen by thread 0 at once (it alone computes there), which walks on without computing to the
+// run's barrier, where every thread sees it.
 static void graph_compute_thread(struct ggml_threadpool * tp, int ith, void * data) {
     struct graph_job * job = data;
     const struct ggml_cplan * cplan  = job->cplan;
@@ -54,26 +84,61 @@ static void graph_compute_thread(struct ggml_threadpool * tp, int ith, void * da
         .use_ref    = cplan->use_ref,
     };
 
-    for (int i = 0; i < cgraph->n_nodes; i++) {
+    // per-node timing by thread 0 (GGML_CPU_PROFILE)
+    struct ggml_cpu_profile * prof = ith == 0 ? job->profile : NULL;
+
+    bool stopped = false; // thread 0 only: a stop inside a run without barriers
+    int i   = graph_next_computed(cgraph, 0);
+    int nth = i < cgraph->n_nodes ? graph_n_tasks(cgraph->nodes[i], n) : 0;
+    while (i < cgraph->n_nodes) {
         struct ggml_tensor * node = cgraph->nodes[i];
-        if (graph_node_skipped(node)) {
-            continue;
+        int next = graph_next_computed(cgraph, i + 1);
+        // RMS_NORM and the MUL by its weight after it: one node (the plain path keeps them apart)
+        struct ggml_tensor * fused = NULL;
+        if (!cplan->use_ref && next < cgraph->n_nodes && ggml_cpu_fused_rms_norm_mul_applies(node, cgraph->nodes[next])) {
+            fused = cgraph->nodes[next];
+            next  = graph_next_computed(cgraph, next + 1);
         }
-        const int nth = ggml_cpu_op_n_tasks(node, n);
-        if (ith < nth) {
+        const int64_t t0 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
+        if (ith < nth && !stopped) {
             params.nth = nth;
-            const enum ggml_status st = ggml_cpu_op_forward(&params, node);
-            if (st != GGML_STATUS_SUCCESS) {
-                graph_job_stop(job, i, st);
+            if (fused != NULL) {
+                ggml_cpu_fused_rms_norm_mul_forward(&params, node, fused);
+            } else {
+                const enum ggml_status st = ggml_cpu_op_forward(&params, node);
+                if (st != GGML_STATUS_SUCCESS) {
+                    graph_job_stop(job, i, st);
+                }
             }
         }
         if (ith == 0 && cplan->abort_callback != NULL && cplan->abort_callback(cplan->abort_callback_data)) {
             graph_job_stop(job, i, GGML_STATUS_ABORTED);
         }
-        ggml_cpu_barrier(tp);
-        if (atomic_load_explicit(&job->stop_node, memory_order_relaxed) <= i) {
+        const int64_t t1 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
+        const int nth_next = next < cgraph->n_nodes ? graph_n_tasks(cgraph->nodes[next], n) : 0;
+        const bool solo    = n > 1 && nth == 1 && nth_next == 1;
+        if (solo) {
+            if (ith == 0) {
+                ggml_cpu_chunk_reset(tp);
+                stopped = stopped || atomic_load_explicit(&job->stop_node, memory_order_relaxed) <= i;
+            }
+        } else {
+            ggml_cpu_barrier(tp);
+        }
+        if (prof != NULL) {
+            const int k = ggml_cpu_profile_key(node);
+            const int64_t t2 = ggml_cpu_profile_now_ns();
+            prof->node_ns[k] += t1 - t0;
+            prof->wait_ns[k] += t2 - t1;
+            prof->count[k]++;
+            prof->n_barriers += solo ? 0 : 1;
+            prof->n_skipped  += solo ? 1 : 0;
+        }
+        if (!solo && atomic_load_explicit(&job->stop_node, memory_order_relaxed) <= i) {
             break;
         }
+        i   = next;
+        nth = nth_next;
     }
 }
 
@@ -237,10 +302,20 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         };
         atomic_init(&job.stop_node, INT_MAX);
         atomic_init(&job.status, GGML_STATUS_SUCCESS);
+        struct ggml_cpu_profile * prof = NULL;
+        if (ggml_cpu_profile_enabled()) {
+            prof = ggml_calloc(1, sizeof(*prof)); // no profile when out of memory
+        }
+        job.profile = prof;
+        const int64_t t0 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
         if (ggml_cpu_threadpool_execute(tp, n_threads, graph_compute_thread, &job) == 0) {
             result = GGML_STATUS_FAILED;
         } else {
             result = (enum ggml_status) atomic_load(&job.status);
+        }
+        if (prof != NULL) {
+            ggml_cpu_profile_add(prof, ggml_cpu_profile_now_ns() - t0);
+            ggml_free_mem(prof);
         }
     }
 

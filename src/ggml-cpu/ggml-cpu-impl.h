@@ -16,7 +16,8 @@
 //      TRANSPOSE) and nodes without GGML_TENSOR_FLAG_COMPUTE are skipped. For other nodes
 //      nth = n_tasks(node, n_threads) (clamped to 1..n_threads); threads with ith < nth call
 //      forward(params, node), the others go straight to the barrier that ends the node.
-//   3. After the node: thread 0 polls the abort callback, then all threads meet at a barrier.
+//   3. After the node: thread 0 polls the abort callback, then all threads meet at a barrier
+//      (left out between two nodes that both have nth == 1: thread 0 alone runs them).
 //
 // Rules for a forward function
 //   * Split the work by params->ith / params->nth yourself (typically rows, see
@@ -75,6 +76,8 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp);
 // ggml_cpu_barrier, so the usual loop needs no set-up:
 //     for (int c = ggml_cpu_chunk_next(tp); c < n_chunks; c = ggml_cpu_chunk_next(tp)) { ... }
 int ggml_cpu_chunk_next(struct ggml_threadpool * tp);
+// Sets the chunk counter to 0 (the graph walker, between nodes that thread 0 runs alone).
+void ggml_cpu_chunk_reset(struct ggml_threadpool * tp);
 
 // [*start, *end) = the ith of nth nearly equal parts of [0, n).
 static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * start, int64_t * end) {

@@ -141,6 +141,10 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp) {
     }
 }
 
+void ggml_cpu_chunk_reset(struct ggml_threadpool * tp) {
+    atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+}
+
 int ggml_cpu_chunk_next(struct ggml_threadpool * tp) {
     return atomic_fetch_add_explicit(&tp->current_chunk, 1, memory_order_relaxed);
 }

@@ -25,10 +25,25 @@ void llm_print_error(const char * what) {
     fprintf(stderr, n > 0 ? "error: %s: %s\n" : "error: %s\n", what, reason);
 }
 
+// One-token graphs attend over a multiple of this many cache positions (the mask hides the rest),
+// so that the graph is built and allocated once per LLM_TOKEN_GRAPH_KV positions, not per token.
+#define LLM_TOKEN_GRAPH_KV 32
+
+void llm_context_drop_token_graph(struct llm_context * lctx) {
+    if (lctx->tok_graph && lctx->sched) {
+        ggml_backend_sched_reset(lctx->sched);
+    }
+    ggml_free(lctx->tok_ctx);
+    lctx->tok_ctx   = NULL;
+    lctx->tok_graph = NULL;
+    lctx->tok_n_kv  = 0;
+}
+
 void llm_context_free(struct llm_context * lctx) {
     if (!lctx) {
         return;
     }
+    llm_context_drop_token_graph(lctx);
     ggml_backend_sched_free(lctx->sched);
     llm_kv_cache_free(&lctx->kv);
     llm_model_free(lctx->model);
@@ -60,6 +75,21 @@ static bool device_has_flash_attn(ggml_backend_dev_t dev, const struct llm_model
     struct ggml_tensor * v = ggml_new_tensor_3d(ctx, kv_type, hd, 8, m->hp.n_head_kv);
     struct ggml_tensor * mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 8, 4);
     struct ggml_tensor * o = q && k && v && mask ? ggml_flash_attn_ext(ctx, q, k, v, mask, 1.0f, 0.0f, 0.0f) : NULL;
+    bool ok = o && ggml_backend_dev_supports_op(dev, o);
+    ggml_free(ctx);
+    return ok;
+}
+
+// whether the device writes cache rows by set_rows (rows F32 into the cache's type, I64 indices)
+static bool device_has_set_rows(ggml_backend_dev_t dev, const struct llm_kv_cache * kv) {
+    struct ggml_init_params ip = { .mem_size = 8 * ggml_tensor_overhead(), .mem_buffer = NULL, .no_alloc = true };
+    struct ggml_context * ctx = ggml_init(ip);
+    if (!ctx) return false;
+    const int64_t w = kv->k[0]->ne[0];
+    struct ggml_tensor * cache = ggml_new_tensor_2d(ctx, kv->k[0]->type, w, 8);
+    struct ggml_tensor * rows  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, w, 1);
+    struct ggml_tensor * idx   = ggml_new_tensor_1d(ctx, GGML_TYPE_I64, 1);
+    struct ggml_tensor * o = cache && rows && idx ? ggml_set_rows(ctx, cache, rows, idx) : NULL;
     bool ok = o && ggml_backend_dev_supports_op(dev, o);
     ggml_free(ctx);
     return ok;
@@ -137,12 +167,13 @@ struct llm_context * llm_context_new_ext(const char * fname, const char * device
         llm_context_free(lctx);
         return NULL;
     }
+    lctx->kv_by_rows = lctx->flash_attn && device_has_set_rows(dev, &lctx->kv);
     return lctx;
 }
 
-// the causal mask: token i (at position n_past + i) attends to positions 0 .. n_past + i
-static bool set_mask(struct ggml_tensor * mask, int n_past, int n) {
-    const int n_kv = n_past + n;
+// the causal mask over n_kv cache positions: token i (at position n_past + i) attends to
+// positions 0 .. n_past + i
+static bool set_mask(struct ggml_tensor * mask, int n_past, int n, int n_kv) {
     ggml_fp16_t * m = malloc(sizeof(ggml_fp16_t) * (size_t) n_kv * (size_t) n);
     if (!m) return false;
     const ggml_fp16_t zero = ggml_fp32_to_fp16(0.0f), ninf = ggml_fp32_to_fp16(-INFINITY);
@@ -156,38 +187,109 @@ static bool set_mask(struct ggml_tensor * mask, int n_past, int n) {
     return true;
 }
 
+static struct llm_graph_io graph_io(struct ggml_cgraph * gf) {
+    struct llm_graph_io io = {
+        .tokens  = ggml_graph_get_tensor(gf, "inp_tokens"),
+        .pos     = ggml_graph_get_tensor(gf, "inp_pos"),
+        .kv_rows = ggml_graph_get_tensor(gf, "inp_kv_rows"),
+        .mask    = ggml_graph_get_tensor(gf, "inp_mask"),
+        .logits  = ggml_graph_get_tensor(gf, "logits"),
+    };
+    return io;
+}
+
+// the graph's inputs for n tokens at n_past (attending over n_kv positions)
+static bool set_inputs(struct llm_context * lctx, const struct llm_graph_io * io, const int32_t * tokens, int n, int n_kv) {
+    int32_t * pos  = malloc(sizeof(int32_t) * (size_t) n);
+    int64_t * rows = malloc(sizeof(int64_t) * (size_t) n);
+    bool ok = pos && rows;
+    if (ok) {
+        for (int i = 0; i < n; i++) {
+            pos[i]  = lctx->n_past + i;
+            rows[i] = lctx->n_past + i;
+        }
+        ggml_backend_tensor_set(io->tokens, tokens, 0, sizeof(int32_t) * (size_t) n);
+        ggml_backend_tensor_set(io->pos, pos, 0, sizeof(int32_t) * (size_t) n);
+        if (io->kv_rows) {
+            ggml_backend_tensor_set(io->kv_rows, rows, 0, sizeof(int64_t) * (size_t) n);
+        }
+        ok = !lctx->flash_attn || set_mask(io->mask, lctx->n_past, n, n_kv);
+    }
+    free(pos);
+    free(rows);
+    return ok;
+}
+
+// The one-token graph over the current tok_n_kv window, built and allocated when the window grows
+// (or first); NULL on failure (logged by the caller).
+static struct ggml_cgraph * token_graph(struct llm_context * lctx) {
+    int n_kv = (lctx->n_past + 1 + LLM_TOKEN_GRAPH_KV - 1) / LLM_TOKEN_GRAPH_KV * LLM_TOKEN_GRAPH_KV;
+    if ((uint32_t) n_kv > lctx->kv.n_ctx) {
+        n_kv = (int) lctx->kv.n_ctx;
+    }
+    if (lctx->tok_graph && lctx->tok_n_kv == n_kv) {
+        return lctx->tok_graph;
+    }
+    llm_context_drop_token_graph(lctx);
+    lctx->tok_ctx = graph_ctx(lctx);
+    if (!lctx->tok_ctx) {
+        return NULL;
+    }
+    struct ggml_cgraph * gf = llm_build_graph_ext(lctx->tok_ctx, lctx->model, &lctx->kv, 1, lctx->n_past, n_kv, false,
+                                                  true, true);
+    ggml_backend_sched_reset(lctx->sched);
+    if (!gf || !ggml_backend_sched_alloc_graph(lctx->sched, gf)) {
+        llm_context_drop_token_graph(lctx);
+        return NULL;
+    }
+    lctx->tok_graph = gf;
+    lctx->tok_n_kv  = n_kv;
+    lctx->tok_io    = graph_io(gf);
+    return gf;
+}
+
 static bool eval_batch(struct llm_context * lctx, const int32_t * tokens, int n, bool all_logits, float * logits_out) {
-    struct ggml_context * ctx = graph_ctx(lctx);
-    if (!ctx) {
-        return false;
+    ggml_clear_last_error();
+    struct ggml_context * ctx = NULL;
+    struct ggml_cgraph * gf = NULL;
+    struct llm_graph_io io = { 0 };
+    int n_kv = lctx->n_past + n;
+    if (n == 1 && lctx->kv_by_rows) {
+        gf = token_graph(lctx);
+        n_kv = lctx->tok_n_kv;
+        io = lctx->tok_io;
+    } else {
+        llm_context_drop_token_graph(lctx);
+        ctx = graph_ctx(lctx);
+        if (!ctx) {
+            return false;
+        }
+        gf = llm_build_graph(ctx, lctx->model, &lctx->kv, n, lctx->n_past, all_logits, lctx->flash_attn);
+        ggml_backend_sched_reset(lctx->sched);
+        if (gf && !ggml_backend_sched_alloc_graph(lctx->sched, gf)) {
+            gf = NULL;
+        }
+        if (gf) {
+            io = graph_io(gf);
+        }
     }
     bool ok = false;
-    ggml_clear_last_error();
-    struct ggml_cgraph * gf = llm_build_graph(ctx, lctx->model, &lctx->kv, n, lctx->n_past, all_logits, lctx->flash_attn);
-    ggml_backend_sched_reset(lctx->sched);
-    if (gf && ggml_backend_sched_alloc_graph(lctx->sched, gf)) {
-        int32_t * pos = malloc(sizeof(int32_t) * (size_t) n);
-        if (pos) {
-            for (int i = 0; i < n; i++) {
-                pos[i] = lctx->n_past + i;
-            }
-            ggml_backend_tensor_set(ggml_graph_get_tensor(gf, "inp_tokens"), tokens, 0, sizeof(int32_t) * (size_t) n);
-            ggml_backend_tensor_set(ggml_graph_get_tensor(gf, "inp_pos"), pos, 0, sizeof(int32_t) * (size_t) n);
-            free(pos);
-            if (lctx->flash_attn && !set_mask(ggml_graph_get_tensor(gf, "inp_mask"), lctx->n_past, n)) {
-                ggml_free(ctx);
-                fprintf(stderr, "error: out of memory\n");
-                return false;
-            }
-            if (ggml_backend_sched_graph_compute(lctx->sched, gf) == GGML_STATUS_SUCCESS) {
-                struct ggml_tensor * logits = ggml_graph_get_tensor(gf, "logits");
-                ggml_backend_tensor_get(logits, logits_out, 0, ggml_nbytes(logits));
-                ok = true;
-            }
+    if (gf) {
+        if (!set_inputs(lctx, &io, tokens, n, n_kv)) {
+            ggml_free(ctx);
+            fprintf(stderr, "error: out of memory\n");
+            return false;
+        }
+        if (ggml_backend_sched_graph_compute(lctx->sched, gf) == GGML_STATUS_SUCCESS) {
+            ggml_backend_tensor_get(io.logits, logits_out, 0, ggml_nbytes(io.logits));
+            ok = true;
         }
     }
     if (!ok) {
         llm_print_error("the evaluation failed");
+        if (!ctx) {
+            llm_context_drop_token_graph(lctx);
+        }
     }
     ggml_free(ctx);
     return ok;

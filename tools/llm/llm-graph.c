@@ -24,12 +24,12 @@ static struct ggml_tensor * linear(struct ggml_context * ctx, struct ggml_tensor
 
 static struct ggml_tensor * attention(struct ggml_context * ctx, struct ggml_cgraph * gf, const struct llm_model * m,
                                       const struct llm_kv_cache * kv, int il, struct ggml_tensor * cur,
-                                      struct ggml_tensor * pos, struct ggml_tensor * mask, int n_tokens, int n_past) {
+                                      struct ggml_tensor * pos, struct ggml_tensor * mask, struct ggml_tensor * kv_rows,
+                                      int n_tokens, int n_past, int n_kv) {
     const struct llm_hparams * hp = &m->hp;
     const struct llm_layer * l = &m->layers[il];
     const int64_t hd = hp->n_embd / hp->n_head;
     const int64_t n_embd_kv = hd * hp->n_head_kv;
-    const int n_kv = n_past + n_tokens;
 
     struct ggml_tensor * q = ggml_reshape_3d(ctx, linear(ctx, l->wq, l->bq, cur), hd, hp->n_head, n_tokens);
     struct ggml_tensor * k = ggml_reshape_3d(ctx, linear(ctx, l->wk, l->bk, cur), hd, hp->n_head_kv, n_tokens);
@@ -41,10 +41,16 @@ static struct ggml_tensor * attention(struct ggml_context * ctx, struct ggml_cgr
 
     // store this batch's K and V in the cache; the copies come first in the graph's order
     struct ggml_tensor * kc = kv->k[il], * vc = kv->v[il];
-    ggml_build_forward_expand(gf, ggml_cpy(ctx, ggml_reshape_2d(ctx, k, n_embd_kv, n_tokens),
-                                           ggml_view_2d(ctx, kc, n_embd_kv, n_tokens, kc->nb[1], (size_t) n_past * kc->nb[1])));
-    ggml_build_forward_expand(gf, ggml_cpy(ctx, v,
-                                           ggml_view_2d(ctx, vc, n_embd_kv, n_tokens, vc->nb[1], (size_t) n_past * vc->nb[1])));
+    if (kv_rows) {
+        // rows chosen by an input: the graph does not depend on the position
+        ggml_build_forward_expand(gf, ggml_set_rows(ctx, kc, ggml_reshape_2d(ctx, k, n_embd_kv, n_tokens), kv_rows));
+        ggml_build_forward_expand(gf, ggml_set_rows(ctx, vc, v, kv_rows));
+    } else {
+        ggml_build_forward_expand(gf, ggml_cpy(ctx, ggml_reshape_2d(ctx, k, n_embd_kv, n_tokens),
+                                               ggml_view_2d(ctx, kc, n_embd_kv, n_tokens, kc->nb[1], (size_t) n_past * kc->nb[1])));
+        ggml_build_forward_expand(gf, ggml_cpy(ctx, v,
+                                               ggml_view_2d(ctx, vc, n_embd_kv, n_tokens, vc->nb[1], (size_t) n_past * vc->nb[1])));
+    }
 
     const size_t es = ggml_element_size(kc);
     struct ggml_tensor * K = ggml_permute(ctx, ggml_view_3d(ctx, kc, hd, hp->n_head_kv, n_kv, hd * es, kc->nb[1], 0), 0, 2, 1, 3);
@@ -68,7 +74,17 @@ static struct ggml_tensor * attention(struct ggml_context * ctx, struct ggml_cgr
 struct ggml_cgraph * llm_build_graph(struct ggml_context * ctx, const struct llm_model * m,
                                      const struct llm_kv_cache * kv, int n_tokens, int n_past, bool all_logits,
                                      bool flash_attn) {
+    return llm_build_graph_ext(ctx, m, kv, n_tokens, n_past, n_past + n_tokens, all_logits, flash_attn, false);
+}
+
+struct ggml_cgraph * llm_build_graph_ext(struct ggml_context * ctx, const struct llm_model * m,
+                                         const struct llm_kv_cache * kv, int n_tokens, int n_past, int n_kv,
+                                         bool all_logits, bool flash_attn, bool kv_by_rows) {
     const struct llm_hparams * hp = &m->hp;
+    // without flash attention the causal mask (diag_mask_inf) hides nothing past the last token
+    if (n_kv < n_past + n_tokens || (uint32_t) n_kv > kv->n_ctx || (!flash_attn && (kv_by_rows || n_kv != n_past + n_tokens))) {
+        return NULL;
+    }
     struct ggml_cgraph * gf = ggml_new_graph_custom(ctx, llm_graph_size(m), false);
     struct ggml_tensor * tokens = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n_tokens);
     struct ggml_tensor * pos    = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, n_tokens);
@@ -81,19 +97,28 @@ struct ggml_cgraph * llm_build_graph(struct ggml_context * ctx, const struct llm
     ggml_set_input(pos);
     struct ggml_tensor * mask = NULL;
     if (flash_attn) {
-        mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, n_past + n_tokens, n_tokens);
+        mask = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, n_kv, n_tokens);
         if (!mask) {
             return NULL;
         }
         ggml_set_name(mask, "inp_mask");
         ggml_set_input(mask);
     }
+    struct ggml_tensor * kv_rows = NULL;
+    if (kv_by_rows) {
+        kv_rows = ggml_new_tensor_1d(ctx, GGML_TYPE_I64, n_tokens);
+        if (!kv_rows) {
+            return NULL;
+        }
+        ggml_set_name(kv_rows, "inp_kv_rows");
+        ggml_set_input(kv_rows);
+    }
 
     struct ggml_tensor * x = ggml_get_rows(ctx, m->tok_embd, tokens);
     for (uint32_t il = 0; il < hp->n_layer; il++) {
         const struct llm_layer * l = &m->layers[il];
         struct ggml_tensor * cur = norm(ctx, x, l->attn_norm, hp->norm_eps);
-        x = ggml_add(ctx, x, attention(ctx, gf, m, kv, (int) il, cur, pos, mask, n_tokens, n_past));
+        x = ggml_add(ctx, x, attention(ctx, gf, m, kv, (int) il, cur, pos, mask, kv_rows, n_tokens, n_past, n_kv));
         cur = norm(ctx, x, l->ffn_norm, hp->norm_eps);
         cur = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, l->ffn_gate, cur), ggml_mul_mat(ctx, l->ffn_up, cur));
         x = ggml_add(ctx, x, ggml_mul_mat(ctx, l->ffn_down, cur));

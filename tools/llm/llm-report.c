@@ -76,6 +76,7 @@ static void print_layers(FILE * f, const struct llm_context * lctx) {
 
 // how the scheduler places a one-token graph: nodes per backend and the number of splits
 static void print_schedule(FILE * f, struct llm_context * lctx) {
+    llm_context_drop_token_graph(lctx);   // graph_mem and the scheduler serve this graph now
     struct ggml_init_params ip = { .mem_size = lctx->graph_mem_size, .mem_buffer = lctx->graph_mem, .no_alloc = true };
     struct ggml_context * ctx = ggml_init(ip);
     struct ggml_cgraph * gf = ctx ? llm_build_graph(ctx, lctx->model, &lctx->kv, 1, 0, false, lctx->flash_attn) : NULL;
@@ -93,7 +94,8 @@ static void print_schedule(FILE * f, struct llm_context * lctx) {
         for (int k = 0; k < lctx->n_backends; k++) {
             fprintf(f, " %d on %s", counts[k], ggml_backend_name(lctx->backends[k]));
         }
-        fprintf(f, "; attention by %s\n", lctx->flash_attn ? "flash_attn_ext" : "mul_mat + soft_max");
+        fprintf(f, "; attention by %s; one-token graphs %s\n", lctx->flash_attn ? "flash_attn_ext" : "mul_mat + soft_max",
+                lctx->kv_by_rows ? "kept and reused (cache rows by set_rows)" : "rebuilt per token");
     } else {
         fprintf(f, "one-token graph: not placed\n");
     }

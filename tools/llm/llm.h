@@ -60,6 +60,13 @@ void llm_kv_cache_free(struct llm_kv_cache * kv);
 struct ggml_cgraph * llm_build_graph(struct ggml_context * ctx, const struct llm_model * model,
                                      const struct llm_kv_cache * kv, int n_tokens, int n_past, bool all_logits,
                                      bool flash_attn);
+// The same attending over the first n_kv >= n_past + n_tokens cache positions (the mask hides
+// those after each token). With kv_by_rows (flash_attn only) the new K and V rows go to the
+// positions in the input "inp_kv_rows" (I64 [n_tokens]) by set_rows, so that the graph depends on
+// n_kv alone and one-token graphs are reused from position to position.
+struct ggml_cgraph * llm_build_graph_ext(struct ggml_context * ctx, const struct llm_model * model,
+                                         const struct llm_kv_cache * kv, int n_tokens, int n_past, int n_kv,
+                                         bool all_logits, bool flash_attn, bool kv_by_rows);
 
 struct llm_context {
     struct llm_model *   model;
@@ -72,7 +79,19 @@ struct llm_context {
     int                  n_past, n_batch;
     bool                 flash_attn;
     float *              logits;        // [n_vocab * n_logits] of the last evaluation
+    // the one-token graph kept for the next tokens (flash attention with set_rows): it attends over
+    // tok_n_kv positions, lives in tok_ctx (on graph_mem) and stays allocated in the scheduler
+    bool                  kv_by_rows;    // the device computes SET_ROWS into the cache
+    struct ggml_context * tok_ctx;
+    struct ggml_cgraph *  tok_graph;
+    int                   tok_n_kv;
+    struct llm_graph_io { // a graph's inputs and output, looked up by name once
+        struct ggml_tensor * tokens, * pos, * kv_rows, * mask, * logits;
+    } tok_io;
 };
+
+// forgets the kept one-token graph (before graph_mem or the scheduler are used for another graph)
+void llm_context_drop_token_graph(struct llm_context * lctx);
 
 // a device by name (CPU, OpenCL0, ...), or "meta:DEV1,DEV2[,...]": a meta device over those
 // devices with the model split tensor-parallel by tensor name (llm-meta.c); NULL when unknown
