@@ -50,6 +50,12 @@ fi
     grep -q '^prompt: 20 tokens in ' "$tmp/out" && grep -q '^generation: 3 tokens in ' "$tmp/out" &&
     echo "ok   --random-prompt 20" || { echo "FAIL --random-prompt:"; cat "$tmp/out"; fail=1; }
 
+# --help / -h: the options on stdout, exit 0
+for h in --help -h; do
+    "$LLM" $h > "$tmp/out" 2>&1 && grep -q -- '--model FILE' "$tmp/out" && grep -q -- '--device NAME' "$tmp/out" &&
+        echo "ok   $h" || { echo "FAIL $h:"; cat "$tmp/out"; fail=1; }
+done
+
 # sampling with a seed is reproducible
 s1=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)
 s2=$(ids -m "$TINY-f32.gguf" -p "the" --temp 1.0 --seed 7)

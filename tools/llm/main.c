@@ -24,7 +24,7 @@ struct options {
     const char * model, * prompt, * device;
     int n_predict, n_threads, n_batch, n_ctx, flash_attn;
     int random_prompt;   // > 0: a prompt of that many pseudo-random token ids instead of -p (benchmarks)
-    bool chat, ids, ignore_eos, verbose, list_devices;
+    bool chat, ids, ignore_eos, verbose, list_devices, help;
     struct llm_sampler_params sp;
 };
 
@@ -36,7 +36,29 @@ static void usage(void) {
     fprintf(stderr, "usage: ggml-llm -m MODEL.gguf -p PROMPT [-n N] [--chat] [--temp T] [--device NAME] [--threads N]"
                     " [--batch N] [--ctx N] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]"
                     " [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose] [--random-prompt N]\n"
-                    "       ggml-llm --list-devices\n");
+                    "       ggml-llm --list-devices | --help\n");
+}
+
+static void help(void) {
+    printf("ggml-llm: runs a llama-architecture GGUF model; streams the generated text, then prints the prompt and\n"
+           "generation speed. Options:\n"
+           "  -m, --model FILE        the GGUF file (F32, F16, BF16, Q8_0, Q4_0/1, K-quants ...)\n"
+           "  -p, --prompt TEXT       the prompt (special tokens such as <|im_start|> are parsed)\n"
+           "  -n N                    tokens to generate (default 64)\n"
+           "  --chat                  wrap the prompt in the model's chat template (ChatML)\n"
+           "  --device NAME           CPU (default), OpenCL0, ..., or meta:DEV1,DEV2 (see --list-devices)\n"
+           "  -t, --threads N         CPU threads (default 2)\n"
+           "  -b, --batch N           prompt tokens per graph (default 512)\n"
+           "  -c, --ctx N             context length (default 2048)\n"
+           "  --flash-attn on|off|auto  flash attention (default auto: where the device supports it)\n"
+           "  --temp T                temperature; 0 (default) is greedy\n"
+           "  --top-k K, --top-p P, --min-p P, --repeat-penalty R, --seed S   sampling (defaults 40, 0.95, 0.05, 1.0, 42)\n"
+           "  --ids                   print the generated token ids, one line\n"
+           "  --ignore-eos            keep generating past the end-of-sequence token\n"
+           "  --random-prompt N       a prompt of N random tokens (for benchmarks)\n"
+           "  --verbose               the device table, where each layer went, the library's log\n"
+           "  --list-devices          the devices, then exit\n"
+           "  -h, --help              this text\n");
 }
 
 static bool parse(int argc, char ** argv, struct options * o) {
@@ -71,6 +93,7 @@ static bool parse(int argc, char ** argv, struct options * o) {
             else if (!strcmp(a, "--ignore-eos")) o->ignore_eos = true;
             else if (!strcmp(a, "--verbose")) o->verbose = true;
             else if (!strcmp(a, "--list-devices")) o->list_devices = true;
+            else if (!strcmp(a, "-h") || !strcmp(a, "--help")) o->help = true;
             else { fprintf(stderr, "error: unknown option '%s'\n", a); usage(); return false; }
         }
         if (takes) {
@@ -78,7 +101,7 @@ static bool parse(int argc, char ** argv, struct options * o) {
             i++;
         }
     }
-    if (o->list_devices) {
+    if (o->list_devices || o->help) {
         return true;
     }
     if (!o->model || (!o->prompt && o->random_prompt <= 0)) {
@@ -123,6 +146,10 @@ int main(int argc, char ** argv) {
     ggml_time_init();
     if (!o.verbose) {
         ggml_log_set(quiet_log, NULL);
+    }
+    if (o.help) {
+        help();
+        return 0;
     }
     if (o.list_devices) {
         llm_print_devices(stdout);
