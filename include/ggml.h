@@ -550,6 +550,10 @@ extern "C" {
     GGML_API bool ggml_is_contiguous_0(const struct ggml_tensor * tensor); // same as ggml_is_contiguous()
     GGML_API bool ggml_is_contiguous_1(const struct ggml_tensor * tensor); // contiguous for dims >= 1
     GGML_API bool ggml_is_contiguous_2(const struct ggml_tensor * tensor); // contiguous for dims >= 2
+    GGML_API bool ggml_is_contiguous_to_1(const struct ggml_tensor * tensor); // contiguous for dims < 1
+    GGML_API bool ggml_is_contiguous_to_2(const struct ggml_tensor * tensor); // contiguous for dims < 2
+    GGML_API bool ggml_is_contiguous_to_3(const struct ggml_tensor * tensor); // contiguous for dims < 3
+    GGML_API bool ggml_is_view(const struct ggml_tensor * tensor);            // a view of another tensor's data
     GGML_API bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor); // no gaps, any order
     GGML_API bool ggml_is_contiguous_channels(const struct ggml_tensor * tensor);
     GGML_API bool ggml_is_contiguous_rows(const struct ggml_tensor * tensor); // elements of a row contiguous
@@ -1347,6 +1351,13 @@ extern "C" {
     //
 
     GGML_API void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    // adds tensor and its parents without marking them to compute (GGML_TENSOR_FLAG_COMPUTE): they are
+    // computed only once a later ggml_build_forward_expand reaches them from a computed node
+    GGML_API void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor);
+    // adds all n_tensors (a graph whose topology stays the same) and marks only tensors[idx] and what it
+    // depends on to compute; returns tensors[idx], NULL (logged) when idx is out of range
+    GGML_API struct ggml_tensor * ggml_build_forward_select(struct ggml_cgraph * cgraph, struct ggml_tensor ** tensors,
+                                                            int n_tensors, int idx);
     // appends the gradients of the loss (ggml_set_loss) for every parameter (ggml_set_param) of a graph
     // created with grads = true; grad_accs: optional accumulators per node index (NULL: only the loss has one)
     GGML_API void ggml_build_backward_expand(struct ggml_context * ctx, struct ggml_cgraph * cgraph, struct ggml_tensor ** grad_accs);

@@ -448,6 +448,7 @@ struct graph_builder {
     struct ggml_cgraph * g;
     int pending_nodes; // discovered, not yet appended (slots reserved in nodes[])
     int pending_leafs; // same for leafs[]
+    bool compute;      // mark the visited nodes GGML_TENSOR_FLAG_COMPUTE (ggml_build_forward_order does not)
 };
 
 static void graph_overflow(struct graph_builder * b, const struct ggml_tensor * t, const char * why) {
@@ -498,9 +499,36 @@ static inline void graph_append(struct graph_builder * b, struct ggml_tensor * t
 
 // Marks t visited. Returns 1 when t is new, 0 when it was visited before, -1 when the hash
 // set is full (graph flagged). *slot receives its hash slot.
+// A node added by ggml_build_forward_order and reached later from a computed node: it and every
+// uncomputed node it depends on become computed (each is pushed once, so the stack needs at most
+// as many entries as the graph has nodes).
+static bool graph_mark_compute_srcs(struct graph_builder * b, struct ggml_tensor * t) {
+    struct ggml_tensor ** stack = ggml_malloc(((size_t) b->g->n_nodes + 1) * sizeof(*stack));
+    if (stack == NULL) {
+        graph_overflow(b, t, "out of memory while marking nodes to compute");
+        return false;
+    }
+    size_t n = 0;
+    stack[n++] = t;
+    while (n > 0) {
+        struct ggml_tensor * x = stack[--n];
+        for (int j = 0; j < GGML_MAX_SRC; j++) {
+            struct ggml_tensor * s = x->src[j];
+            if (s != NULL && s->op != GGML_OP_NONE && (s->flags & GGML_TENSOR_FLAG_COMPUTE) == 0 &&
+                n < (size_t) b->g->n_nodes + 1) {
+                s->flags |= GGML_TENSOR_FLAG_COMPUTE;
+                stack[n++] = s;
+            }
+        }
+    }
+    ggml_free_mem(stack);
+    return true;
+}
+
 static inline int graph_visit(struct graph_builder * b, struct ggml_tensor * t, size_t * slot) {
     struct ggml_hash_set * hs = &b->g->visited_hash_set;
-    if (t->op != GGML_OP_NONE) {
+    const bool was_computed = (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0;
+    if (t->op != GGML_OP_NONE && b->compute) {
         t->flags |= GGML_TENSOR_FLAG_COMPUTE;
     }
     const size_t i = ggml_hash_find(hs, t);
@@ -510,6 +538,9 @@ static inline int graph_visit(struct graph_builder * b, struct ggml_tensor * t, 
     }
     *slot = i;
     if (ggml_bitset_get(hs->used, i)) {
+        if (b->compute && !was_computed && t->op != GGML_OP_NONE && !graph_mark_compute_srcs(b, t)) {
+            return -1;
+        }
         return 0;
     }
     ggml_bitset_set(hs->used, i);
@@ -518,7 +549,31 @@ static inline int graph_visit(struct graph_builder * b, struct ggml_tensor * t, 
     return 1;
 }
 
+static void graph_build_forward(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor, bool compute);
+
 void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+    graph_build_forward(cgraph, tensor, true);
+}
+
+void ggml_build_forward_order(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor) {
+    graph_build_forward(cgraph, tensor, false);
+}
+
+struct ggml_tensor * ggml_build_forward_select(struct ggml_cgraph * cgraph, struct ggml_tensor ** tensors,
+                                               int n_tensors, int idx) {
+    if (tensors == NULL || n_tensors <= 0 || idx < 0 || idx >= n_tensors) {
+        GGML_LOG_ERROR("%s: index %d is not one of the %d tensors given\n", __func__, idx, tensors ? n_tensors : 0);
+        return NULL;
+    }
+    for (int i = 0; i < n_tensors; i++) {
+        graph_build_forward(cgraph, tensors[i], i == idx);
+    }
+    return tensors[idx];
+}
+
+// adds tensor and its parents; with compute, marks them GGML_TENSOR_FLAG_COMPUTE (also the nodes
+// added earlier without it that they depend on)
+static void graph_build_forward(struct ggml_cgraph * cgraph, struct ggml_tensor * tensor, bool compute) {
     if (cgraph == NULL || tensor == NULL) {
         GGML_LOG_ERROR("%s: %s is NULL\n", __func__, cgraph == NULL ? "cgraph" : "tensor");
         return;
@@ -533,7 +588,7 @@ void ggml_build_forward_expand(struct ggml_cgraph * cgraph, struct ggml_tensor *
         return;
     }
 
-    struct graph_builder b = { cgraph, 0, 0 };
+    struct graph_builder b = { cgraph, 0, 0, compute };
     size_t slot;
     const int r = graph_visit(&b, tensor, &slot);
     if (r <= 0) {

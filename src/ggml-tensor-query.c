@@ -148,6 +148,42 @@ bool ggml_is_contiguous_2(const struct ggml_tensor * tensor) {
     return ggml_is_contiguous_n(tensor, 2);
 }
 
+// Contiguous in memory for the dimensions below n; dimensions n.. may have any strides.
+static bool ggml_is_contiguous_below(const struct ggml_tensor * tensor, int n) {
+    if (tensor == NULL) {
+        return false;
+    }
+    const int64_t blck = ggml_blck_size(tensor->type);
+    size_t next_nb = ggml_type_size(tensor->type);
+    if (blck <= 0 || (tensor->ne[0] != blck && tensor->nb[0] != next_nb)) {
+        return false;
+    }
+    next_nb *= (size_t)(tensor->ne[0]/blck);
+    for (int i = 1; i < n; i++) {
+        if (tensor->ne[i] != 1 && tensor->nb[i] != next_nb) {
+            return false;
+        }
+        next_nb *= (size_t) tensor->ne[i];
+    }
+    return true;
+}
+
+bool ggml_is_contiguous_to_1(const struct ggml_tensor * tensor) {
+    return ggml_is_contiguous_below(tensor, 1);
+}
+
+bool ggml_is_contiguous_to_2(const struct ggml_tensor * tensor) {
+    return ggml_is_contiguous_below(tensor, 2);
+}
+
+bool ggml_is_contiguous_to_3(const struct ggml_tensor * tensor) {
+    return ggml_is_contiguous_below(tensor, 3);
+}
+
+bool ggml_is_view(const struct ggml_tensor * tensor) {
+    return tensor != NULL && tensor->view_src != NULL;
+}
+
 bool ggml_is_contiguously_allocated(const struct ggml_tensor * tensor) {
     if (tensor == NULL) {
         return false;

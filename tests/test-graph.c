@@ -5,6 +5,7 @@
 // is known independently of the op constructors; one section uses the real constructors.
 
 #include "ggml.h"
+#include "ggml-cpu.h"
 #include "ggml-impl.h"
 #include "test-common.h"
 
@@ -779,6 +780,86 @@ static void test_hash_set(void) {
     }
 }
 
+static void fill(struct ggml_tensor * t, float v) {
+    float * d = (float *) t->data;
+    for (int64_t i = 0; i < ggml_nelements(t); i++) {
+        d[i] = v + (float) i;
+    }
+}
+
+// ggml_build_forward_select computes only the chosen branch (the graph holds all of them);
+// ggml_build_forward_order adds nodes that are computed only once a computed node reaches them
+static void test_select_and_order(void) {
+    struct ggml_context * ctx = new_ctx(1 << 20, false);
+    struct ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 8);
+    struct ggml_tensor * b = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 8);
+    fill(a, 1.0f);
+    fill(b, 100.0f);
+    struct ggml_tensor * shared = ggml_scale(ctx, a, 2.0f);
+    struct ggml_tensor * br[3] = { ggml_add(ctx, shared, b), ggml_mul(ctx, shared, b), ggml_sub(ctx, b, shared) };
+    for (int idx = 0; idx < 3; idx++) {
+        for (int k = 0; k < 3; k++) fill(br[k], -7.0f);
+        fill(shared, -7.0f);
+        struct ggml_cgraph * g = ggml_new_graph(ctx);
+        struct ggml_tensor * out = ggml_build_forward_select(g, br, 3, idx);
+        TEST_CHECK(out == br[idx]);
+        TEST_CHECK(ggml_graph_n_nodes(g) == 4);   // shared and the three branches
+        TEST_CHECK(ggml_graph_compute_with_ctx(ctx, g, 2) == GGML_STATUS_SUCCESS);
+        bool ok = true;
+        for (int i = 0; i < 8; i++) {
+            const float x = 2.0f * (1.0f + (float) i), y = 100.0f + (float) i;
+            const float want[3] = { x + y, x * y, y - x };
+            for (int k = 0; k < 3; k++) {
+                const float got = ((float *) br[k]->data)[i];
+                ok = ok && (k == idx ? got == want[k] : got == -7.0f + (float) i);   // others untouched
+            }
+        }
+        TEST_CHECK(ok);
+        TEST_CHECK((br[idx]->flags & GGML_TENSOR_FLAG_COMPUTE) && (shared->flags & GGML_TENSOR_FLAG_COMPUTE));
+        TEST_CHECK(!(br[(idx + 1) % 3]->flags & GGML_TENSOR_FLAG_COMPUTE));
+        for (int k = 0; k < 3; k++) br[k]->flags &= ~GGML_TENSOR_FLAG_COMPUTE;   // fresh flags for the next graph
+        shared->flags &= ~GGML_TENSOR_FLAG_COMPUTE;
+    }
+    struct ggml_cgraph * g = ggml_new_graph(ctx);
+    test_log_capture_begin();
+    TEST_CHECK(ggml_build_forward_select(g, br, 3, 3) == NULL);    // out of range: NULL, logged
+    TEST_CHECK(ggml_build_forward_select(g, br, 3, -1) == NULL);
+    TEST_CHECK(ggml_build_forward_select(g, NULL, 3, 0) == NULL);
+    test_log_capture_end();
+
+    // order first (nothing marked), then a computed node reaches the ordered chain: all computed
+    struct ggml_tensor * s1 = ggml_scale(ctx, a, 3.0f);
+    struct ggml_tensor * s2 = ggml_add(ctx, s1, b);
+    struct ggml_tensor * s3 = ggml_mul(ctx, s2, s2);
+    g = ggml_new_graph(ctx);
+    ggml_build_forward_order(g, s2);
+    TEST_CHECK(ggml_graph_n_nodes(g) == 2 && !(s1->flags & GGML_TENSOR_FLAG_COMPUTE) && !(s2->flags & GGML_TENSOR_FLAG_COMPUTE));
+    ggml_build_forward_expand(g, s3);
+    TEST_CHECK(ggml_graph_n_nodes(g) == 3 && g->nodes[0] == s1 && g->nodes[1] == s2 && g->nodes[2] == s3);
+    TEST_CHECK((s1->flags & GGML_TENSOR_FLAG_COMPUTE) && (s2->flags & GGML_TENSOR_FLAG_COMPUTE) &&
+               (s3->flags & GGML_TENSOR_FLAG_COMPUTE));
+    TEST_CHECK(!(a->flags & GGML_TENSOR_FLAG_COMPUTE));   // leafs are never marked
+    TEST_CHECK(ggml_graph_compute_with_ctx(ctx, g, 1) == GGML_STATUS_SUCCESS);
+    const float v = 3.0f * 1.0f + 100.0f;
+    TEST_CHECK(((float *) s3->data)[0] == v * v);
+    ggml_free(ctx);
+}
+
+static void test_contiguity_queries(void) {
+    struct ggml_context * ctx = new_ctx(1 << 20, true);
+    struct ggml_tensor * t = ggml_new_tensor_4d(ctx, GGML_TYPE_F32, 8, 6, 4, 2);
+    struct ggml_tensor * p = ggml_permute(ctx, t, 0, 2, 1, 3);       // dims 1 and 2 swapped
+    struct ggml_tensor * v = ggml_view_3d(ctx, t, 4, 6, 4, t->nb[1], t->nb[2], 0);  // rows cut to 4
+    struct ggml_tensor * q = ggml_transpose(ctx, t);
+    TEST_CHECK(ggml_is_contiguous_to_1(t) && ggml_is_contiguous_to_2(t) && ggml_is_contiguous_to_3(t));
+    TEST_CHECK(ggml_is_contiguous_to_1(p) && !ggml_is_contiguous_to_2(p) && !ggml_is_contiguous_to_3(p));
+    TEST_CHECK(ggml_is_contiguous_to_1(v) && !ggml_is_contiguous_to_2(v));
+    TEST_CHECK(!ggml_is_contiguous_to_1(q));
+    TEST_CHECK(!ggml_is_view(t) && ggml_is_view(p) && ggml_is_view(v) && ggml_is_view(q) && !ggml_is_view(NULL));
+    TEST_CHECK(!ggml_is_contiguous_to_1(NULL));
+    ggml_free(ctx);
+}
+
 int main(void) {
     test_chain();
     test_diamond();
@@ -792,5 +873,7 @@ int main(void) {
     test_cycle();
     test_real_ops();
     test_hash_set();
+    test_select_and_order();
+    test_contiguity_queries();
     return test_finish("test-graph");
 }

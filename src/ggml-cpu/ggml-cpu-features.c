@@ -108,6 +108,9 @@ static void probe_features(void) {
 #if defined(__ARM_FEATURE_SME)
     f.sme = true;
 #endif
+#if defined(__ARM_FEATURE_SME2)
+    f.sme2 = true;
+#endif
 #if defined(__riscv_v)
     f.riscv_v = true;
 #endif
@@ -155,6 +158,7 @@ GGML_CPU_HAS(dotprod,     dotprod)
 GGML_CPU_HAS(matmul_int8, matmul_int8)
 GGML_CPU_HAS(sve,         sve)
 GGML_CPU_HAS(sme,         sme)
+GGML_CPU_HAS(sme2,        sme2)
 GGML_CPU_HAS(riscv_v,     riscv_v)
 GGML_CPU_HAS(vsx,         vsx)
 GGML_CPU_HAS(vxe,         vxe)

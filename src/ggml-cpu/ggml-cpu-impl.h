@@ -262,7 +262,7 @@ void ggml_cpu_log_unsupported(const char * func, int i, const struct ggml_tensor
 struct ggml_cpu_features {
     bool sse3, ssse3, avx, avx_vnni, avx2, bmi2, f16c, fma;
     bool avx512, avx512_vbmi, avx512_vnni, avx512_bf16, amx_int8;
-    bool neon, arm_fma, fp16_va, dotprod, matmul_int8, sve, sme;
+    bool neon, arm_fma, fp16_va, dotprod, matmul_int8, sve, sme, sme2;
     int  sve_cnt;
     bool riscv_v, vsx, vxe, wasm_simd;
 };
