@@ -24,6 +24,15 @@ typedef struct {
 #define T_I32  26
 #define T_I64  27
 #define T_BF16 30
+#define T_Q4_0  2
+#define T_Q4_1  3
+#define T_Q5_0  6
+#define T_Q5_1  7
+#define T_Q8_0  8
+#define T_Q4_K  12
+#define T_Q5_K  13
+#define T_Q6_K  14
+#define T_MXFP4 39
 
 #define TPTR(buf, d, i0, i1, i2, i3) \
     ((buf) + (d).offs + (i0)*(d).nb[0] + (i1)*(d).nb[1] + (i2)*(d).nb[2] + (i3)*(d).nb[3])
@@ -170,4 +179,20 @@ float wg_max(float v, __local float * buf) {
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     return buf[0];
+}
+
+// bytes of one block (32 values; 256 for the K types) of the quantized types above (quant.cl, quant_store.cl)
+int qblock_bytes(int t) {
+    switch (t) {
+        case T_Q4_0:  return 18;
+        case T_Q4_1:  return 20;
+        case T_Q5_0:  return 22;
+        case T_Q5_1:  return 24;
+        case T_Q8_0:  return 34;
+        case T_MXFP4: return 17;
+        case T_Q4_K:  return 144;
+        case T_Q5_K:  return 176;
+        case T_Q6_K:  return 210;
+        default:      return 0;
+    }
 }

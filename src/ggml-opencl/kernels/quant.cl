@@ -16,33 +16,7 @@
 // with 6-bit sc, mn per group packed in scales[12] (groups 0-3: low 6 bits of bytes g and g+4;
 // groups 4-7: nibbles of byte g+4 and the top 2 bits of bytes g-4 and g).
 
-#define T_Q4_0  2
-#define T_Q4_1  3
-#define T_Q5_0  6
-#define T_Q5_1  7
-#define T_Q8_0  8
-#define T_Q4_K  12
-#define T_Q5_K  13
-#define T_Q6_K  14
-#define T_MXFP4 39
-
 #define QK 32
-
-// bytes of a block (32 values; 256 for the K types)
-int qblock_bytes(int t) {
-    switch (t) {
-        case T_Q4_0:  return 18;
-        case T_Q4_1:  return 20;
-        case T_Q5_0:  return 22;
-        case T_Q5_1:  return 24;
-        case T_Q8_0:  return 34;
-        case T_MXFP4: return 17;
-        case T_Q4_K:  return 144;
-        case T_Q5_K:  return 176;
-        case T_Q6_K:  return 210;
-        default:      return 0;
-    }
-}
 
 // groups of 32 values per block
 int qgroups(int t) {

@@ -22,16 +22,6 @@
 #define MMQ_RM 6
 #define MMQ_RN 2
 
-#define QT_Q4_0  2
-#define QT_Q4_1  3
-#define QT_Q5_0  6
-#define QT_Q5_1  7
-#define QT_Q8_0  8
-#define QT_Q4_K  12
-#define QT_Q5_K  13
-#define QT_Q6_K  14
-#define QT_MXFP4 39
-
 inline float hload(const __global uchar * p) {
     return vload_half(0, (const __global half *) p);
 }
@@ -78,22 +68,22 @@ inline void decode32(const __global uchar * row, long s, const int t, float16 * 
     } else if (t == T_BF16) {
         *lo = as_float16(convert_uint16(vload16(2*s, (const __global ushort *) row)) << 16);
         *hi = as_float16(convert_uint16(vload16(2*s + 1, (const __global ushort *) row)) << 16);
-    } else if (t == QT_Q8_0) {
+    } else if (t == T_Q8_0) {
         const __global uchar * p = row + s*34;
         const float d = hload(p);
         const __global char * q = (const __global char *) (p + 2);
         *lo = convert_float16(vload16(0, q)) * d;
         *hi = convert_float16(vload16(1, q)) * d;
-    } else if (t == QT_Q4_0 || t == QT_Q4_1) {
-        const bool m1 = t == QT_Q4_1;
+    } else if (t == T_Q4_0 || t == T_Q4_1) {
+        const bool m1 = t == T_Q4_1;
         const __global uchar * p = row + s*(m1 ? 20 : 18);
         const float d = hload(p);
         const float m = m1 ? hload(p + 2) : -8.0f*d;
         const uchar16 q = vload16(0, p + (m1 ? 4 : 2));
         *lo = MAD(convert_float16(q & (uchar) 15), d, m);
         *hi = MAD(convert_float16(q >> (uchar) 4), d, m);
-    } else if (t == QT_Q5_0 || t == QT_Q5_1) {
-        const bool m1 = t == QT_Q5_1;
+    } else if (t == T_Q5_0 || t == T_Q5_1) {
+        const bool m1 = t == T_Q5_1;
         const __global uchar * p = row + s*(m1 ? 24 : 22);
         const float d = hload(p);
         const float m = m1 ? hload(p + 2) : -16.0f*d;
@@ -101,7 +91,7 @@ inline void decode32(const __global uchar * row, long s, const int t, float16 * 
         const uint16 q = convert_uint16(vload16(0, p + (m1 ? 8 : 6)));
         *lo = MAD(convert_float16((q & 15u) | fifth_bits(qh, 0)), d, m);
         *hi = MAD(convert_float16((q >> 4) | fifth_bits(qh, 16)), d, m);
-    } else if (t == QT_MXFP4) {
+    } else if (t == T_MXFP4) {
         const __global uchar * p = row + s*17;
         const uint e = p[0];
         // 2^(e - 127) / 2: the nibbles decode to twice their value
@@ -109,8 +99,8 @@ inline void decode32(const __global uchar * row, long s, const int t, float16 * 
         const uchar16 q = vload16(0, p + 1);
         *lo = e2m1x2(q & (uchar) 15) * d;
         *hi = e2m1x2(q >> (uchar) 4) * d;
-    } else if (t == QT_Q4_K || t == QT_Q5_K) {
-        const bool five = t == QT_Q5_K;
+    } else if (t == T_Q4_K || t == T_Q5_K) {
+        const bool five = t == T_Q5_K;
         const __global uchar * p = row + (s >> 3)*(five ? 176 : 144);
         const int g = (int) (s & 7);
         float sc, mn;
@@ -128,7 +118,7 @@ inline void decode32(const __global uchar * row, long s, const int t, float16 * 
         }
         *lo = MAD(convert_float16(ql), d, m);
         *hi = MAD(convert_float16(qhh), d, m);
-    } else if (t == QT_Q6_K) {
+    } else if (t == T_Q6_K) {
         const __global uchar * p = row + (s >> 3)*210;
         const int g = (int) (s & 7);
         const int h = g >> 2, k = g & 3;
@@ -460,15 +450,15 @@ inline void mmq_id(const __global uchar * a, const tdesc ad, const __global char
     __kernel void mvq_id_##name(QMM_ID_ARGS) { mvq_id(a, ad, b, bd, ids, idd, dst, dd, t); } \
     __kernel void mmq_id_##name(QMM_GID_ARGS) { mmq_id(a, ad, b, bd, g, n_expert, dst, dd, t); }
 
-DEFINE_QMM(q4_0,  QT_Q4_0)
-DEFINE_QMM(q4_1,  QT_Q4_1)
-DEFINE_QMM(q5_0,  QT_Q5_0)
-DEFINE_QMM(q5_1,  QT_Q5_1)
-DEFINE_QMM(q8_0,  QT_Q8_0)
-DEFINE_QMM(q4_k,  QT_Q4_K)
-DEFINE_QMM(q5_k,  QT_Q5_K)
-DEFINE_QMM(q6_k,  QT_Q6_K)
-DEFINE_QMM(mxfp4, QT_MXFP4)
+DEFINE_QMM(q4_0,  T_Q4_0)
+DEFINE_QMM(q4_1,  T_Q4_1)
+DEFINE_QMM(q5_0,  T_Q5_0)
+DEFINE_QMM(q5_1,  T_Q5_1)
+DEFINE_QMM(q8_0,  T_Q8_0)
+DEFINE_QMM(q4_k,  T_Q4_K)
+DEFINE_QMM(q5_k,  T_Q5_K)
+DEFINE_QMM(q6_k,  T_Q6_K)
+DEFINE_QMM(mxfp4, T_MXFP4)
 DEFINE_QMM(f32,   T_F32)
 DEFINE_QMM(f16,   T_F16)
 DEFINE_QMM(bf16,  T_BF16)

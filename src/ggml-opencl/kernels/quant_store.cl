@@ -8,36 +8,11 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
-#define T_Q4_0  2
-#define T_Q4_1  3
-#define T_Q5_0  6
-#define T_Q5_1  7
-#define T_Q8_0  8
-#define T_Q4_K  12
-#define T_Q5_K  13
-#define T_Q6_K  14
-#define T_MXFP4 39
-
 #define QS 32  // values of a legacy block
 #define QKK 256 // values of a K super-block
 
 int qstore_block_values(int t) {
     return t == T_Q4_K || t == T_Q5_K || t == T_Q6_K ? QKK : QS;
-}
-
-int qstore_block_bytes(int t) {
-    switch (t) {
-        case T_Q4_0:  return 18;
-        case T_Q4_1:  return 20;
-        case T_Q5_0:  return 22;
-        case T_Q5_1:  return 24;
-        case T_Q8_0:  return 34;
-        case T_MXFP4: return 17;
-        case T_Q4_K:  return 144;
-        case T_Q5_K:  return 176;
-        case T_Q6_K:  return 210;
-        default:      return 0;
-    }
 }
 
 // round to the nearest integer, ties to even, through the 1.5 * 2^23 trick of the host (the same
@@ -457,7 +432,7 @@ __kernel void k_cpy_to_q(__global const char * src, tdesc sd, __global uchar * d
     const long i3 = ib / dd.ne[2];
     float x[QKK];
     load_block(src, sd, blk*bv, i1, i2, i3, bv, x);
-    quant_store_block(x, dd.type, dst + dd.offs + i1*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + blk*qstore_block_bytes(dd.type));
+    quant_store_block(x, dd.type, dst + dd.offs + i1*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + blk*qblock_bytes(dd.type));
 }
 
 // SET_ROWS into a quantized dst: row i of b in (i2, i3) goes to row idx(i, i2 % idx.ne1,
@@ -481,5 +456,5 @@ __kernel void k_set_rows_q(__global const char * b, tdesc bd, __global const cha
     }
     float x[QKK];
     load_block(b, bd, blk*bv, i1, i2, i3, bv, x);
-    quant_store_block(x, dd.type, dst + dd.offs + r*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + blk*qstore_block_bytes(dd.type));
+    quant_store_block(x, dd.type, dst + dd.offs + r*dd.nb[1] + i2*dd.nb[2] + i3*dd.nb[3] + blk*qblock_bytes(dd.type));
 }
