@@ -19,6 +19,7 @@ enum ocl_family {
     OCL_FAMILY_ATTN,
     OCL_FAMILY_MATMUL,
     OCL_FAMILY_OUTPROD,
+    OCL_FAMILY_MISC2,
     OCL_FAMILY_COUNT,
 };
 
@@ -83,6 +84,13 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
 
     [GGML_OP_MUL_MAT]        = OCL_FAMILY_MATMUL,
     [GGML_OP_OUT_PROD]       = OCL_FAMILY_OUTPROD,
+
+    [GGML_OP_CUMSUM]             = OCL_FAMILY_MISC2,
+    [GGML_OP_TRI]                = OCL_FAMILY_MISC2,
+    [GGML_OP_FILL]               = OCL_FAMILY_MISC2,
+    [GGML_OP_DIAG]               = OCL_FAMILY_MISC2,
+    [GGML_OP_TIMESTEP_EMBEDDING] = OCL_FAMILY_MISC2,
+    [GGML_OP_UPSCALE]            = OCL_FAMILY_MISC2,
 };
 
 static enum ggml_status matmul_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
@@ -107,6 +115,7 @@ static const struct ocl_family_def families[OCL_FAMILY_COUNT] = {
     [OCL_FAMILY_ATTN]    = { "attn",    GGML_OCL_PROG_ATTN,    ggml_ocl_attn_supports,     ggml_ocl_attn_compute    },
     [OCL_FAMILY_MATMUL]  = { "matmul",  GGML_OCL_PROG_MATMUL,  ggml_ocl_mul_mat_supports,  matmul_compute           },
     [OCL_FAMILY_OUTPROD] = { "outprod", GGML_OCL_PROG_OUTPROD, ggml_ocl_outprod_supports,  ggml_ocl_outprod_compute },
+    [OCL_FAMILY_MISC2]   = { "misc2",   GGML_OCL_PROG_MISC2,   ggml_ocl_misc2_supports,    ggml_ocl_misc2_compute   },
 };
 
 static enum ocl_family family_of(const struct ggml_tensor * op) {
