@@ -216,7 +216,69 @@ static bool cases_pool_top_k(struct bop_cases * list) {
     return true;
 }
 
+// Shapes and layouts the cases above lack, for backends that tile rows over work-groups (OpenCL):
+// transposed and permuted sources, single long rows of many tiles (with values of one sign, so a
+// running sum that drifts shows), a row of one element, every plain type of DIAG, FILL of one element
+// and of odd sizes, transposed and many timesteps.
+static bool cases_misc_layouts(struct bop_cases * list) {
+    static const int64_t cs_shapes[][4] = { { 1, 7, 3, 1 }, { 65537, 1, 1, 1 }, { 300, 33, 2, 1 }, { 1000, 3, 1, 2 } };
+    static const enum bop_layout cs_layouts[] = { BOP_LAYOUT_CONT, BOP_LAYOUT_CONT, BOP_LAYOUT_TRANS, BOP_LAYOUT_PERM };
+    for (size_t s = 0; s < sizeof(cs_shapes)/sizeof(cs_shapes[0]); s++) {
+        struct bop_case * c = add_misc(list, GGML_OP_CUMSUM, MISC_CUMSUM, GGML_TYPE_F32, cs_shapes[s], cs_layouts[s], NULL,
+                s == 1 ? "positive" : "");
+        if (c == NULL) {
+            return false;
+        }
+        if (s == 1) {
+            c->lo = 0.0;
+        }
+    }
+    const int64_t sq[4] = { 37, 37, 3, 2 };
+    for (int t = 0; t < 4; t++) {
+        const int32_t p[8] = { t };
+        char extra[16];
+        snprintf(extra, sizeof(extra), "tri=%d", t);
+        if (add_misc(list, GGML_OP_TRI, MISC_TRI, GGML_TYPE_F32, sq, t % 2 ? BOP_LAYOUT_PERM : BOP_LAYOUT_TRANS, p,
+                     extra) == NULL) {
+            return false;
+        }
+    }
+    static const enum ggml_type diag_types[] = { GGML_TYPE_BF16, GGML_TYPE_I32, GGML_TYPE_I16, GGML_TYPE_I8, GGML_TYPE_I64 };
+    for (size_t t = 0; t < sizeof(diag_types)/sizeof(diag_types[0]); t++) {
+        const int64_t ne[4] = { 45, 1, 3, 2 };
+        if (add_misc(list, GGML_OP_DIAG, MISC_DIAG, diag_types[t], ne, t == 0 ? BOP_LAYOUT_PERM : BOP_LAYOUT_CONT, NULL,
+                     "") == NULL) {
+            return false;
+        }
+    }
+    static const int64_t fill_shapes[][4] = { { 1, 1, 1, 1 }, { 67, 5, 3, 2 } };
+    for (size_t s = 0; s < 2; s++) {
+        struct bop_case * c = add_misc(list, GGML_OP_FILL, s ? MISC_FILL_INPLACE : MISC_FILL, s ? GGML_TYPE_F32 : GGML_TYPE_F16,
+                fill_shapes[s], BOP_LAYOUT_CONT, NULL, s ? "c=-7.5,inplace=1" : "c=-7.5,inplace=0");
+        if (c == NULL) {
+            return false;
+        }
+        c->f[0] = -7.5f;
+    }
+    static const int32_t ts[][2] = { { 257, 10000 }, { 2, 10 } };
+    static const int64_t n_ts[] = { 1000, 5 };
+    for (size_t k = 0; k < 2; k++) {
+        const int64_t ne[4] = { n_ts[k], 1, 1, 1 };
+        const int32_t p[8] = { ts[k][0], ts[k][1] };
+        char extra[48];
+        snprintf(extra, sizeof(extra), "dim=%d,max_period=%d", p[0], p[1]);
+        struct bop_case * c = add_misc(list, GGML_OP_TIMESTEP_EMBEDDING, MISC_TIMESTEP, GGML_TYPE_F32, ne,
+                k ? BOP_LAYOUT_TRANS : BOP_LAYOUT_PAD, p, extra);
+        if (c == NULL) {
+            return false;
+        }
+        c->lo = 0.0;
+        c->hi = 1000.0;
+    }
+    return true;
+}
+
 bool bops_cases_misc(struct bop_cases * list) {
     return cases_cumsum_tri_fill(list) && cases_diag_roll(list) && cases_pads(list) && cases_timestep(list) &&
-           cases_pool_top_k(list);
+           cases_pool_top_k(list) && cases_misc_layouts(list);
 }

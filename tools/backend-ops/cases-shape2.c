@@ -136,6 +136,20 @@ static bool cases_upscale(struct bop_cases * list) {
                     BOP_LAYOUT_CONT)) {
         return false;
     }
+    // permuted and transposed sources, nearest picks at fractional ratios over many work-groups,
+    // dims 2 and 3 shrunk and stretched at once
+    static const struct { int64_t src[4], tgt[4]; uint32_t mode; enum bop_layout layout; } more[] = {
+        { { 7, 10, 3, 2 }, { 10, 7, 5, 1 }, GGML_SCALE_MODE_NEAREST, BOP_LAYOUT_PERM },
+        { { 3, 5, 1, 1 }, { 1000, 999, 1, 1 }, GGML_SCALE_MODE_NEAREST, BOP_LAYOUT_CONT },
+        { { 37, 29, 2, 3 }, { 20, 50, 2, 3 }, GGML_SCALE_MODE_BILINEAR, BOP_LAYOUT_TRANS },
+        { { 16, 9, 4, 2 }, { 33, 17, 2, 2 }, GGML_SCALE_MODE_BICUBIC, BOP_LAYOUT_PERM },
+        { { 64, 48, 2, 1 }, { 17, 11, 2, 1 }, GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS, BOP_LAYOUT_TRANS },
+    };
+    for (size_t k = 0; k < sizeof(more)/sizeof(more[0]); k++) {
+        if (!add_interp(list, more[k].src, more[k].tgt, more[k].mode, more[k].layout)) {
+            return false;
+        }
+    }
     // the deprecated ggml_upscale_ext
     const int64_t ne[4] = { 10, 6, 4, 2 };
     const int32_t p[8] = { 25, 9, 5, 3, GGML_SCALE_MODE_BILINEAR };
