@@ -5,7 +5,8 @@
 
 #include "ggml-opencl-impl.h"
 
-#define MISC2_SCAN_LOCAL 256
+#define MISC2_SCAN_LOCAL 256 // CUMSUM: the widest work-group
+#define MISC2_SCAN_CHUNK 64  // CUMSUM: the most elements per work-item and tile
 
 static bool misc2_same_shape(const struct ggml_tensor * a, const struct ggml_tensor * b) {
     return a->ne[0] == b->ne[0] && a->ne[1] == b->ne[1] && a->ne[2] == b->ne[2] && a->ne[3] == b->ne[3];
@@ -61,18 +62,24 @@ bool ggml_ocl_misc2_supports(const struct ggml_ocl_device * d, const struct ggml
 }
 
 static enum ggml_status run_cumsum(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
-    // a work-group no wider than the row (rounded up to a power of two)
-    size_t want = 1;
-    while (want < MISC2_SCAN_LOCAL && (int64_t) want < op->ne[0]) {
+    // chunks of up to MISC2_SCAN_CHUNK elements per work-item, work-groups of 32 to 256 items:
+    // rows of up to 32 elements take one element per item, long rows take several tiles
+    const int64_t ne0 = op->ne[0];
+    const int64_t n_chunks = (ne0 + MISC2_SCAN_CHUNK - 1) / MISC2_SCAN_CHUNK;
+    size_t want = 32;
+    while (want < MISC2_SCAN_LOCAL && (int64_t) want < n_chunks) {
         want *= 2;
     }
     const size_t local = ggml_ocl_wg_size(be->dev, want);
+    int64_t chunk = (ne0 + (int64_t) local - 1) / (int64_t) local;
+    chunk = chunk > MISC2_SCAN_CHUNK ? MISC2_SCAN_CHUNK : chunk;
     struct ggml_ocl_args a;
     if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_MISC2, "k_cumsum")) {
         return GGML_STATUS_FAILED;
     }
     ggml_ocl_arg_tensor(&a, op->src[0]);
     ggml_ocl_arg_tensor(&a, op);
+    ggml_ocl_arg_i32(&a, (int32_t) chunk);
     ggml_ocl_arg_local(&a, local*sizeof(cl_float));
     return ggml_ocl_launch_groups(&a, (size_t) (op->ne[1]*op->ne[2]*op->ne[3]), local);
 }

@@ -275,6 +275,14 @@ static bool cases_misc_layouts(struct bop_cases * list) {
         c->lo = 0.0;
         c->hi = 1000.0;
     }
+    // timed only: many rows of a few tiles, and few long rows
+    static const int64_t cs_big[][4] = { { 4096, 512, 1, 1 }, { 262144, 8, 1, 1 } };
+    for (size_t s = 0; s < 2; s++) {
+        if (!bops_perf_only(list, add_misc(list, GGML_OP_CUMSUM, MISC_CUMSUM, GGML_TYPE_F32, cs_big[s], BOP_LAYOUT_CONT, NULL,
+                                           "") != NULL)) {
+            return false;
+        }
+    }
     return true;
 }
 

@@ -25,31 +25,43 @@ void misc2_row(long r, const tdesc d, long * i1, long * i2, long * i3) {
 }
 
 //
-// CUMSUM: one work-group per row. The row is walked in tiles of get_local_size(0) elements, one
-// per work-item (adjacent items read adjacent elements); each tile is scanned in local memory
-// and offset by the sum of the tiles before it, which is carried with a compensation term so
-// that long rows do not drift.
+// CUMSUM: one work-group per row. The row is walked in tiles of get_local_size(0) chunks of
+// `chunk` adjacent elements, one chunk per work-item: each item sums its chunk, the chunk sums
+// are scanned in local memory, and each item writes its chunk's running sums offset by the sum
+// of everything before it. The sum of the earlier tiles is carried with a compensation term so
+// that long rows do not drift. chunk = 1 makes adjacent items read adjacent elements (GPUs);
+// longer chunks spend fewer barriers per element (CPU devices run a work-group as a loop).
 //
-__kernel void k_cumsum(__global const char * a, tdesc ad, __global char * dst, tdesc dd, __local float * buf) {
+__kernel void k_cumsum(__global const char * a, tdesc ad, __global char * dst, tdesc dd, int chunk,
+                       __local float * buf) {
     const int lid = get_local_id(0);
     const int n = get_local_size(0);
+    const long ne0 = dd.ne[0];
     long i1, i2, i3;
     misc2_row(get_group_id(0), dd, &i1, &i2, &i3);
+    const __global char * arow = TPTR(a, ad, 0, i1, i2, i3);
+    __global char * drow = TPTR(dst, dd, 0, i1, i2, i3);
     float carry = 0.0f, comp = 0.0f;
-    for (long base = 0; base < dd.ne[0]; base += n) {
-        const long i0 = base + lid;
-        const float v = i0 < dd.ne[0] ? load_f(TPTR(a, ad, i0, i1, i2, i3), ad.type) : 0.0f;
-        buf[lid] = v;
+    for (long base = 0; base < ne0; base += (long) n*chunk) {
+        const long c0 = min(base + (long) lid*chunk, ne0), c1 = min(c0 + chunk, ne0);
+        float part = 0.0f;
+        for (long i0 = c0; i0 < c1; i0++) {
+            part += load_f(arow + i0*ad.nb[0], ad.type);
+        }
+        buf[lid] = part;
         barrier(CLK_LOCAL_MEM_FENCE);
-        // inclusive scan (Hillis-Steele): after the step of `off`, buf[k] sums the 2*off values up to k
+        // inclusive scan (Hillis-Steele): after the step of `off`, buf[k] sums the 2*off chunks up to k
         for (int off = 1; off < n; off *= 2) {
             const float t = lid >= off ? buf[lid - off] : 0.0f;
             barrier(CLK_LOCAL_MEM_FENCE);
             buf[lid] += t;
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (i0 < dd.ne[0]) {
-            store_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, carry + (buf[lid] - comp));
+        const float before = (carry - comp) + (lid > 0 ? buf[lid - 1] : 0.0f);
+        float run = 0.0f;
+        for (long i0 = c0; i0 < c1; i0++) {
+            run += load_f(arow + i0*ad.nb[0], ad.type);
+            store_f(drow + i0*dd.nb[0], dd.type, before + run);
         }
         // Kahan: carry + tile total, the lost low bits kept in comp
         const float y = buf[n - 1] - comp;
@@ -149,7 +161,8 @@ void cubic_weights(float t, float w[4]) {
     w[3] = ((A*x3 - 5.0f*A)*x3 + 8.0f*A)*x3 - 4.0f*A;
 }
 
-#define A_AT(x, y) load_f(TPTR(a, ad, (x), (y), j2, j3), ad.type)
+// UPSCALE is F32 only (ocl-op-misc2.c): plain loads, no type switch per tap
+#define A_AT(x, y) (*(const __global float *) TPTR(a, ad, (x), (y), j2, j3))
 
 // mode: 0 nearest, 1 bilinear, 2 bicubic; antialias only with bilinear
 __kernel void k_upscale(__global const char * a, tdesc ad, __global char * dst, tdesc dd, int mode, int antialias,
@@ -207,5 +220,5 @@ __kernel void k_upscale(__global const char * a, tdesc ad, __global char * dst, 
             v += wy[r] * row;
         }
     }
-    store_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, v);
+    *(__global float *) TPTR(dst, dd, i0, i1, i2, i3) = v;
 }
