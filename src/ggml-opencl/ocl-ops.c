@@ -19,6 +19,7 @@ enum ocl_family {
     OCL_FAMILY_ATTN,
     OCL_FAMILY_MATMUL,
     OCL_FAMILY_OUTPROD,
+    OCL_FAMILY_SEQ,
     OCL_FAMILY_COUNT,
 };
 
@@ -83,6 +84,11 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
 
     [GGML_OP_MUL_MAT]        = OCL_FAMILY_MATMUL,
     [GGML_OP_OUT_PROD]       = OCL_FAMILY_OUTPROD,
+
+    [GGML_OP_SSM_CONV]        = OCL_FAMILY_SEQ,
+    [GGML_OP_SSM_SCAN]        = OCL_FAMILY_SEQ,
+    [GGML_OP_SOLVE_TRI]       = OCL_FAMILY_SEQ,
+    [GGML_OP_GATED_DELTA_NET] = OCL_FAMILY_SEQ,
 };
 
 static enum ggml_status matmul_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
@@ -107,6 +113,7 @@ static const struct ocl_family_def families[OCL_FAMILY_COUNT] = {
     [OCL_FAMILY_ATTN]    = { "attn",    GGML_OCL_PROG_ATTN,    ggml_ocl_attn_supports,     ggml_ocl_attn_compute    },
     [OCL_FAMILY_MATMUL]  = { "matmul",  GGML_OCL_PROG_MATMUL,  ggml_ocl_mul_mat_supports,  matmul_compute           },
     [OCL_FAMILY_OUTPROD] = { "outprod", GGML_OCL_PROG_OUTPROD, ggml_ocl_outprod_supports,  ggml_ocl_outprod_compute },
+    [OCL_FAMILY_SEQ]     = { "seq",     GGML_OCL_PROG_SEQ,     ggml_ocl_seq_supports,      ggml_ocl_seq_compute     },
 };
 
 static enum ocl_family family_of(const struct ggml_tensor * op) {
