@@ -79,7 +79,7 @@ enum ggml_ocl_prog {
     GGML_OCL_PROG_ELTWISE_VEC, // contiguous F32 element-wise fast paths (eltwise_vec.cl, ocl-op-eltwise-vec.c)
     GGML_OCL_PROG_ATTN_ROWS, // flash_attn_ext on CPU devices, a work-item per row (attn_rows.cl, ocl-op-attn.c)
     GGML_OCL_PROG_QUANT_STORE, // cpy / set_rows into quantized types (quant_store.cl, ocl-quant.c)
-    GGML_OCL_PROG_SEQ,     // ssm_conv, ssm_scan, solve_tri, gated_delta_net (seq.cl, ocl-op-seq.c)
+    GGML_OCL_PROG_SEQ,     // ssm_conv/scan, solve_tri, gated_delta_net, rwkv_wkv6/7, gla (seq.cl, ocl-op-seq.c)
     GGML_OCL_PROG_COUNT,
 };
 

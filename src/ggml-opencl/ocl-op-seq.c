@@ -1,6 +1,6 @@
-// Sequence-model ops (kernels/seq.cl): SSM_CONV, SSM_SCAN, SOLVE_TRI and GATED_DELTA_NET, F32
-// only, every shape the op constructors make (sources through their strides where the
-// constructors allow views). Semantics: tests/ref/ref-seq.c.
+// Sequence-model ops (kernels/seq.cl): SSM_CONV, SSM_SCAN, SOLVE_TRI, GATED_DELTA_NET, RWKV_WKV6,
+// GATED_LINEAR_ATTN and RWKV_WKV7, F32 only, every shape the op constructors make (sources
+// through their strides where the constructors allow views). Semantics: tests/ref/ref-seq.c.
 
 #include "ggml-opencl-impl.h"
 
@@ -68,20 +68,47 @@ static bool gdn_ok(const struct ggml_tensor * op) {
            op->ne[0] == S*H && op->ne[1] == T*ns + K*S*ns && op->ne[2] == 1 && op->ne[3] == 1;
 }
 
+// WKV6 (6 sources, tf in slot 3), GLA (5), WKV7 (7): token tensors [S, H, T], the state last,
+// contiguous, S*S*H*n_seqs elements with n_seqs dividing T; tf (WKV6) contiguous, S*H elements
+static bool rwkv_ok(const struct ggml_tensor * op, int n_src) {
+    if (!seq_all_f32(op, n_src)) {
+        return false;
+    }
+    const struct ggml_tensor * t0 = op->src[0], * st = op->src[n_src - 1];
+    const int64_t S = t0->ne[0], H = t0->ne[1], T = t0->ne[2], n_seqs = st->ne[1];
+    for (int i = 0; i < n_src - 1; i++) {
+        const struct ggml_tensor * t = op->src[i];
+        if (op->op == GGML_OP_RWKV_WKV6 && i == 3) {
+            if (!ggml_is_contiguous(t) || ggml_nelements(t) != S*H) {
+                return false;
+            }
+        } else if (t->ne[0] != S || t->ne[1] != H || t->ne[2] != T || t->ne[3] != 1) {
+            return false;
+        }
+    }
+    return ggml_is_contiguous(st) && n_seqs >= 1 && T % n_seqs == 0 && ggml_nelements(st) == S*S*H*n_seqs &&
+           op->ne[0] == S*H && op->ne[1] == T + S*n_seqs && op->ne[2] == 1 && op->ne[3] == 1;
+}
+
 bool ggml_ocl_seq_supports(const struct ggml_ocl_device * d, const struct ggml_tensor * op) {
     (void) d;
     switch (op->op) {
-        case GGML_OP_SSM_CONV:        return ssm_conv_ok(op);
-        case GGML_OP_SSM_SCAN:        return ssm_scan_ok(op);
-        case GGML_OP_SOLVE_TRI:       return solve_tri_ok(op);
-        case GGML_OP_GATED_DELTA_NET: return gdn_ok(op);
-        default:                      return false;
+        case GGML_OP_SSM_CONV:          return ssm_conv_ok(op);
+        case GGML_OP_SSM_SCAN:          return ssm_scan_ok(op);
+        case GGML_OP_SOLVE_TRI:         return solve_tri_ok(op);
+        case GGML_OP_GATED_DELTA_NET:   return gdn_ok(op);
+        case GGML_OP_RWKV_WKV6:         return rwkv_ok(op, 6);
+        case GGML_OP_GATED_LINEAR_ATTN: return rwkv_ok(op, 5);
+        case GGML_OP_RWKV_WKV7:         return rwkv_ok(op, 7);
+        default:                        return false;
     }
 }
 
-// the node's sources 0 .. n-1 and the node, then K when with_k
+enum seq_param { SEQ_PARAM_NONE, SEQ_PARAM_K, SEQ_PARAM_SCALE };
+
+// the node's sources 0 .. n-1 and the node, then op_params[0] as K (int) or a scale (float)
 static enum ggml_status run_items(struct ggml_ocl_backend * be, struct ggml_tensor * op, const char * kname, int n_src,
-                                  bool with_k, int64_t n_items) {
+                                  enum seq_param param, int64_t n_items) {
     struct ggml_ocl_args a;
     if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_SEQ, kname)) {
         return GGML_STATUS_FAILED;
@@ -90,8 +117,10 @@ static enum ggml_status run_items(struct ggml_ocl_backend * be, struct ggml_tens
         ggml_ocl_arg_tensor(&a, op->src[i]);
     }
     ggml_ocl_arg_tensor(&a, op);
-    if (with_k) {
+    if (param == SEQ_PARAM_K) {
         ggml_ocl_arg_i32(&a, ggml_get_op_params_i32(op, 0));
+    } else if (param == SEQ_PARAM_SCALE) {
+        ggml_ocl_arg_f32(&a, ggml_get_op_params_f32(op, 0));
     }
     return ggml_ocl_launch_items(&a, (size_t) n_items, ggml_ocl_wg_size(be->dev, SEQ_LOCAL));
 }
@@ -110,13 +139,24 @@ enum ggml_status ggml_ocl_seq_compute(struct ggml_ocl_backend * be, struct ggml_
         }
         case GGML_OP_SSM_SCAN: {
             const struct ggml_tensor * x = op->src[1];
-            return run_items(be, op, "k_ssm_scan", 7, true, x->ne[0]*x->ne[1]*x->ne[3]);
+            return run_items(be, op, "k_ssm_scan", 7, SEQ_PARAM_K, x->ne[0]*x->ne[1]*x->ne[3]);
         }
         case GGML_OP_SOLVE_TRI:
-            return run_items(be, op, "k_solve_tri", 2, false, op->ne[0]*op->ne[2]*op->ne[3]);
+            return run_items(be, op, "k_solve_tri", 2, SEQ_PARAM_NONE, op->ne[0]*op->ne[2]*op->ne[3]);
         case GGML_OP_GATED_DELTA_NET: {
             const struct ggml_tensor * v = op->src[2];
-            return run_items(be, op, "k_gated_delta_net", 6, true, v->ne[0]*v->ne[1]*v->ne[3]);
+            return run_items(be, op, "k_gated_delta_net", 6, SEQ_PARAM_K, v->ne[0]*v->ne[1]*v->ne[3]);
+        }
+        case GGML_OP_RWKV_WKV6:
+        case GGML_OP_GATED_LINEAR_ATTN:
+        case GGML_OP_RWKV_WKV7: {
+            // a work-item per (state row or column, head, sequence)
+            const int n_src = op->op == GGML_OP_RWKV_WKV6 ? 6 : op->op == GGML_OP_GATED_LINEAR_ATTN ? 5 : 7;
+            const char * kname = op->op == GGML_OP_RWKV_WKV6 ? "k_rwkv_wkv6" :
+                                 op->op == GGML_OP_GATED_LINEAR_ATTN ? "k_gated_linear_attn" : "k_rwkv_wkv7";
+            const struct ggml_tensor * t0 = op->src[0], * st = op->src[n_src - 1];
+            return run_items(be, op, kname, n_src, op->op == GGML_OP_GATED_LINEAR_ATTN ? SEQ_PARAM_SCALE : SEQ_PARAM_NONE,
+                             t0->ne[0]*t0->ne[1]*st->ne[1]);
         }
         default:
             GGML_LOG_ERROR("%s: op %s is not a sequence op\n", __func__, ggml_op_desc(op));

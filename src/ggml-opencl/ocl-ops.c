@@ -89,6 +89,9 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_SSM_SCAN]        = OCL_FAMILY_SEQ,
     [GGML_OP_SOLVE_TRI]       = OCL_FAMILY_SEQ,
     [GGML_OP_GATED_DELTA_NET] = OCL_FAMILY_SEQ,
+    [GGML_OP_RWKV_WKV6]       = OCL_FAMILY_SEQ,
+    [GGML_OP_GATED_LINEAR_ATTN] = OCL_FAMILY_SEQ,
+    [GGML_OP_RWKV_WKV7]       = OCL_FAMILY_SEQ,
 };
 
 static enum ggml_status matmul_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {

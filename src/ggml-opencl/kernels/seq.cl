@@ -165,3 +165,115 @@ __kernel void k_gated_delta_net(__global const char * q, tdesc qd, __global cons
         }
     }
 }
+
+// RWKV_WKV6, GATED_LINEAR_ATTN and RWKV_WKV7: token tensors [S, H, T] (sequence q owns tokens
+// q*T/n_seqs ..), the state [S*S*H, n_seqs] contiguous (element (i, j) of head h at h*S*S + i*S + j),
+// the result: the T outputs [S*H], then the final states (same layout).
+
+// the work-item's (index, head, sequence) and token range; false past the end
+bool rwkv_item(const tdesc td, const tdesc sd, long * idx, long * h, long * q, long * t0, long * t1) {
+    const long S = td.ne[0], H = td.ne[1], n_seqs = sd.ne[1];
+    const long gid = get_global_id(0);
+    if (gid >= S*H*n_seqs) {
+        return false;
+    }
+    *idx = gid % S;
+    *h = (gid / S) % H;
+    *q = gid / (S*H);
+    const long per_seq = td.ne[2] / n_seqs;
+    *t0 = *q*per_seq;
+    *t1 = *t0 + per_seq;
+    return true;
+}
+
+// RWKV_WKV6 (sources k, v, r, tf, td, state), a work-item per value index j: column j of the state.
+// out_j = sum_i r_i*(tf_i*k_i*v_j + S[i][j]); S[i][j] = S[i][j]*td_i + k_i*v_j
+__kernel void k_rwkv_wkv6(__global const char * k, tdesc kd, __global const char * v, tdesc vd,
+                          __global const char * r, tdesc rd, __global const char * tf, tdesc tfd,
+                          __global const char * td, tdesc tdd, __global const char * s0, tdesc sd,
+                          __global char * dst, tdesc dd) {
+    long j, h, q, t0, t1;
+    if (!rwkv_item(kd, sd, &j, &h, &q, &t0, &t1)) {
+        return;
+    }
+    const long S = kd.ne[0], C = S*kd.ne[1];
+    __global float * out = out_f32(dst, dd);
+    __global float * st = out + kd.ne[2]*C + (q*kd.ne[1] + h)*S*S + j;
+    const __global float * s_in = (const __global float *) (s0 + sd.offs) + (q*kd.ne[1] + h)*S*S + j;
+    const __global float * tfh = (const __global float *) (tf + tfd.offs) + h*S;
+    for (long i = 0; i < S; i++) {
+        st[i*S] = s_in[i*S];
+    }
+    for (long t = t0; t < t1; t++) {
+        const float vj = F32_AT(v, vd, j, h, t, 0);
+        float o = 0.0f;
+        for (long i = 0; i < S; i++) {
+            const float kv = F32_AT(k, kd, i, h, t, 0)*vj;
+            const float old = st[i*S];
+            o += F32_AT(r, rd, i, h, t, 0)*(tfh[i]*kv + old);
+            st[i*S] = old*F32_AT(td, tdd, i, h, t, 0) + kv;
+        }
+        out[t*C + h*S + j] = o;
+    }
+}
+
+// GATED_LINEAR_ATTN (sources k, v, q, g, state; scale), a work-item per value index j:
+// S[i][j] = S[i][j]*g_i + k_i*v_j; out_j = scale*sum_i q_i*S[i][j]
+__kernel void k_gated_linear_attn(__global const char * k, tdesc kd, __global const char * v, tdesc vd,
+                                  __global const char * qt, tdesc qd, __global const char * g, tdesc gd,
+                                  __global const char * s0, tdesc sd, __global char * dst, tdesc dd, float scale) {
+    long j, h, q, t0, t1;
+    if (!rwkv_item(kd, sd, &j, &h, &q, &t0, &t1)) {
+        return;
+    }
+    const long S = kd.ne[0], C = S*kd.ne[1];
+    __global float * out = out_f32(dst, dd);
+    __global float * st = out + kd.ne[2]*C + (q*kd.ne[1] + h)*S*S + j;
+    const __global float * s_in = (const __global float *) (s0 + sd.offs) + (q*kd.ne[1] + h)*S*S + j;
+    for (long i = 0; i < S; i++) {
+        st[i*S] = s_in[i*S];
+    }
+    for (long t = t0; t < t1; t++) {
+        const float vj = F32_AT(v, vd, j, h, t, 0);
+        float o = 0.0f;
+        for (long i = 0; i < S; i++) {
+            const float e = st[i*S]*F32_AT(g, gd, i, h, t, 0) + F32_AT(k, kd, i, h, t, 0)*vj;
+            st[i*S] = e;
+            o += F32_AT(qt, qd, i, h, t, 0)*e;
+        }
+        out[t*C + h*S + j] = scale*o;
+    }
+}
+
+// RWKV_WKV7 (sources r, w, k, v, a, b, state), a work-item per value index i: row i of the state.
+// sa = sum_j a_j*S[i][j]; S[i][j] = S[i][j]*w_j + v_i*k_j + sa*b_j; out_i = sum_j r_j*S[i][j]
+__kernel void k_rwkv_wkv7(__global const char * r, tdesc rd, __global const char * w, tdesc wd,
+                          __global const char * k, tdesc kd, __global const char * v, tdesc vd,
+                          __global const char * a, tdesc ad, __global const char * b, tdesc bd,
+                          __global const char * s0, tdesc sd, __global char * dst, tdesc dd) {
+    long i, h, q, t0, t1;
+    if (!rwkv_item(rd, sd, &i, &h, &q, &t0, &t1)) {
+        return;
+    }
+    const long S = rd.ne[0], C = S*rd.ne[1];
+    __global float * out = out_f32(dst, dd);
+    __global float * st = out + rd.ne[2]*C + (q*rd.ne[1] + h)*S*S + i*S;
+    const __global float * s_in = (const __global float *) (s0 + sd.offs) + (q*rd.ne[1] + h)*S*S + i*S;
+    for (long j = 0; j < S; j++) {
+        st[j] = s_in[j];
+    }
+    for (long t = t0; t < t1; t++) {
+        float sa = 0.0f;
+        for (long j = 0; j < S; j++) {
+            sa += F32_AT(a, ad, j, h, t, 0)*st[j];
+        }
+        const float vi = F32_AT(v, vd, i, h, t, 0);
+        float o = 0.0f;
+        for (long j = 0; j < S; j++) {
+            const float e = st[j]*F32_AT(w, wd, j, h, t, 0) + vi*F32_AT(k, kd, j, h, t, 0) + sa*F32_AT(b, bd, j, h, t, 0);
+            st[j] = e;
+            o += F32_AT(r, rd, j, h, t, 0)*e;
+        }
+        out[t*C + h*S + i] = o;
+    }
+}
