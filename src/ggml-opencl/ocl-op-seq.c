@@ -40,7 +40,8 @@ static bool ssm_scan_ok(const struct ggml_tensor * op) {
            A->ne[1] == nh && A->ne[2] == 1 && A->ne[3] == 1 && (A->ne[0] == 1 || (A->ne[0] == nc && K == 1)) &&
            ggml_are_same_shape(B, C) && B->ne[0] == nc && B->ne[1] >= 1 && nh % B->ne[1] == 0 && B->ne[2] == nt &&
            B->ne[3] == ns && ids->ne[0] == ns && ggml_nelements(ids) == ns &&
-           ggml_nelements(op) == ggml_nelements(x) + K*nc*nr*nh*ns && K <= INT32_MAX;
+           ggml_nelements(op) == ggml_nelements(x) + K*nc*nr*nh*ns && K <= INT32_MAX &&
+           A->nb[0] == sizeof(float) && B->nb[0] == sizeof(float) && C->nb[0] == sizeof(float);
 }
 
 static bool solve_tri_ok(const struct ggml_tensor * op) {
@@ -60,7 +61,9 @@ static bool gdn_ok(const struct ggml_tensor * op) {
     const struct ggml_tensor * g = op->src[3], * beta = op->src[4], * st = op->src[5];
     const int64_t K = ggml_get_op_params_i32(op, 0);
     const int64_t S = v->ne[0], H = v->ne[1], T = v->ne[2], ns = v->ne[3];
-    return K >= 1 && ggml_are_same_shape(q, k) &&
+    // rows of q, k and g walked with unit stride
+    return K >= 1 && ggml_are_same_shape(q, k) && q->nb[0] == sizeof(float) && k->nb[0] == sizeof(float) &&
+           g->nb[0] == sizeof(float) &&
            q->ne[0] == S && q->ne[1] >= 1 && H % q->ne[1] == 0 && q->ne[2] == T && q->ne[3] >= 1 && ns % q->ne[3] == 0 &&
            (g->ne[0] == 1 || g->ne[0] == S) && g->ne[1] == H && g->ne[2] == T && g->ne[3] == ns &&
            beta->ne[0] == 1 && beta->ne[1] == H && beta->ne[2] == T && beta->ne[3] == ns &&
@@ -141,8 +144,12 @@ enum ggml_status ggml_ocl_seq_compute(struct ggml_ocl_backend * be, struct ggml_
             const struct ggml_tensor * x = op->src[1];
             return run_items(be, op, "k_ssm_scan", 7, SEQ_PARAM_K, x->ne[0]*x->ne[1]*x->ne[3]);
         }
-        case GGML_OP_SOLVE_TRI:
-            return run_items(be, op, "k_solve_tri", 2, SEQ_PARAM_NONE, op->ne[0]*op->ne[2]*op->ne[3]);
+        case GGML_OP_SOLVE_TRI: {
+            // 4 columns per work-item where they divide
+            const bool x4 = op->ne[0] % 4 == 0;
+            return run_items(be, op, x4 ? "k_solve_tri_x4" : "k_solve_tri", 2, SEQ_PARAM_NONE,
+                             (x4 ? op->ne[0]/4 : op->ne[0])*op->ne[2]*op->ne[3]);
+        }
         case GGML_OP_GATED_DELTA_NET: {
             const struct ggml_tensor * v = op->src[2];
             return run_items(be, op, "k_gated_delta_net", 6, SEQ_PARAM_K, v->ne[0]*v->ne[1]*v->ne[3]);
@@ -150,13 +157,20 @@ enum ggml_status ggml_ocl_seq_compute(struct ggml_ocl_backend * be, struct ggml_
         case GGML_OP_RWKV_WKV6:
         case GGML_OP_GATED_LINEAR_ATTN:
         case GGML_OP_RWKV_WKV7: {
-            // a work-item per (state row or column, head, sequence)
+            // a work-item per (state row or column, head, sequence); 4 of them per work-item (_x4)
+            // when S % 4 == 0 and the token rows have unit stride
             const int n_src = op->op == GGML_OP_RWKV_WKV6 ? 6 : op->op == GGML_OP_GATED_LINEAR_ATTN ? 5 : 7;
-            const char * kname = op->op == GGML_OP_RWKV_WKV6 ? "k_rwkv_wkv6" :
-                                 op->op == GGML_OP_GATED_LINEAR_ATTN ? "k_gated_linear_attn" : "k_rwkv_wkv7";
             const struct ggml_tensor * t0 = op->src[0], * st = op->src[n_src - 1];
+            bool x4 = t0->ne[0] % 4 == 0;
+            for (int i = 0; i < n_src - 1; i++) {
+                x4 = x4 && op->src[i]->nb[0] == sizeof(float);
+            }
+            const char * kname = op->op == GGML_OP_RWKV_WKV6 ? (x4 ? "k_rwkv_wkv6_x4" : "k_rwkv_wkv6") :
+                                 op->op == GGML_OP_GATED_LINEAR_ATTN ? (x4 ? "k_gated_linear_attn_x4" : "k_gated_linear_attn") :
+                                 (x4 ? "k_rwkv_wkv7_x4" : "k_rwkv_wkv7");
+            const int64_t per_item = x4 && op->op != GGML_OP_RWKV_WKV7 ? 4 : 1;
             return run_items(be, op, kname, n_src, op->op == GGML_OP_GATED_LINEAR_ATTN ? SEQ_PARAM_SCALE : SEQ_PARAM_NONE,
-                             t0->ne[0]*t0->ne[1]*st->ne[1]);
+                             t0->ne[0]/per_item*t0->ne[1]*st->ne[1]);
         }
         default:
             GGML_LOG_ERROR("%s: op %s is not a sequence op\n", __func__, ggml_op_desc(op));

@@ -382,13 +382,14 @@ static bool cases_seq_devices(struct bop_cases * list) {
             return false;
         }
     }
-    // RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7: long sequences of small heads, odd sizes
+    // RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7: long sequences of small heads, odd sizes (S % 4 != 0:
+    // the one-column kernels)
     static const struct { const char * op; bop_build_fn build; } kinds[] = {
         { "RWKV_WKV6", build_wkv6 }, { "GATED_LINEAR_ATTN", build_gla }, { "RWKV_WKV7", build_wkv7 },
     };
-    static const int32_t rwkv[][4] = { { 4, 16, 256, 2 }, { 5, 24, 40, 3 } };
+    static const int32_t rwkv[][4] = { { 4, 16, 256, 2 }, { 5, 24, 40, 3 }, { 2, 6, 30, 2 } };
     for (size_t k = 0; k < 3; k++) {
-        for (size_t s = 0; s < 2; s++) {
+        for (size_t s = 0; s < sizeof(rwkv)/sizeof(rwkv[0]); s++) {
             struct bop_case * c = bops_add(list, kinds[k].op, kinds[k].build, "type=f32,head_count=%d,head_size=%d,"
                     "n_seq_tokens=%d,n_seqs=%d", rwkv[s][0], rwkv[s][1], rwkv[s][2], rwkv[s][3]);
             if (c == NULL) {
