@@ -138,7 +138,14 @@ enum ggml_status ggml_ocl_seq_compute(struct ggml_ocl_backend * be, struct ggml_
             ggml_ocl_arg_tensor(&a, op->src[0]);
             ggml_ocl_arg_tensor(&a, op->src[1]);
             ggml_ocl_arg_tensor(&a, op);
-            return ggml_ocl_launch_shape(&a, op);
+            // tokens along dim 0 for prompts, channels for a few tokens (generation)
+            const bool t_major = op->ne[1] >= 16;
+            ggml_ocl_arg_i32(&a, t_major);
+            const size_t local = ggml_ocl_wg_size(be->dev, SEQ_LOCAL);
+            const size_t n0 = (size_t) (t_major ? op->ne[1] : op->ne[0]), n1 = (size_t) (t_major ? op->ne[0] : op->ne[1]);
+            const size_t global[3] = { (n0 + local - 1) / local * local, n1, (size_t) op->ne[2] };
+            const size_t lsize[3] = { local, 1, 1 };
+            return ggml_ocl_launch_nd(&a, 3, global, lsize);
         }
         case GGML_OP_SSM_SCAN: {
             const struct ggml_tensor * x = op->src[1];

@@ -1,9 +1,9 @@
 // Sequence-model ops (issue 22's "seq" group): SSM_CONV, SSM_SCAN, SOLVE_TRI, GATED_DELTA_NET,
 // RWKV_WKV6, GATED_LINEAR_ATTN and RWKV_WKV7. Semantics: tests/ref/ref-seq.c.
 //
-// Every source is F32 and read through its descriptor (any strides); the result is a fresh,
-// contiguous F32 tensor. The recurrences are split into their independent parts, one work-item
-// each: a state row of a (sequence, head) for SSM_SCAN, a column of the S x S state for the
+// Every source is F32 and read through its descriptor (rows of unit element stride where a kernel
+// says so; the host checks); the result is a fresh, contiguous F32 tensor. The recurrences are
+// split into their independent parts, one work-item each: a state row of a (sequence, head) for SSM_SCAN, a column of the S x S state for the
 // others. A work-item walks the tokens in order and keeps its part of the state in the result's
 // state slot (global memory it alone touches), so no barrier is needed and any size works.
 
@@ -19,11 +19,13 @@ float softplus_f(float x) {
     return x > 20.0f ? x : log1p(exp(x));
 }
 
-// SSM_CONV: dst[r, t, s] = sum_{i < d_conv} sx[t + i, r, s]*c[i, r]; launched over dst's shape
+// SSM_CONV: dst[r, t, s] = sum_{i < d_conv} sx[t + i, r, s]*c[i, r]. NDRange (t, r, s) when t_major
+// (neighbouring work-items read neighbouring values of sx's rows), else (r, t, s) for few tokens;
+// dim 0 rounded up to the work-group size.
 __kernel void k_ssm_conv(__global const char * sx, tdesc sxd, __global const char * c, tdesc cd,
-                         __global char * dst, tdesc dd) {
-    long r, t, s, i3;
-    if (!elem_of(dd, &r, &t, &s, &i3)) {
+                         __global char * dst, tdesc dd, int t_major) {
+    const long t = get_global_id(t_major ? 0 : 1), r = get_global_id(t_major ? 1 : 0), s = get_global_id(2);
+    if (t >= dd.ne[1] || r >= dd.ne[0]) {
         return;
     }
     float sum = 0.0f;
