@@ -80,6 +80,7 @@ enum ggml_ocl_prog {
     GGML_OCL_PROG_ATTN_ROWS, // flash_attn_ext on CPU devices, a work-item per row (attn_rows.cl, ocl-op-attn.c)
     GGML_OCL_PROG_QUANT_STORE, // cpy / set_rows into quantized types (quant_store.cl, ocl-quant.c)
     GGML_OCL_PROG_MISC2,   // cumsum, tri, fill, diag, timestep_embedding, upscale (misc2.cl, ocl-op-misc2.c)
+    GGML_OCL_PROG_SEQ,     // ssm_conv/scan, solve_tri, gated_delta_net, rwkv_wkv6/7, gla (seq.cl, ocl-op-seq.c)
     GGML_OCL_PROG_COUNT,
 };
 
@@ -377,6 +378,7 @@ GGML_OCL_FAMILY(conv);    // ocl-op-conv.c
 GGML_OCL_FAMILY(attn);    // ocl-op-attn.c
 GGML_OCL_FAMILY(outprod); // ocl-op-outprod.c
 GGML_OCL_FAMILY(misc2);   // ocl-op-misc2.c
+GGML_OCL_FAMILY(seq);     // ocl-op-seq.c
 GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml_ocl_quant_claims)
 
 // Kernel fusion (ocl-fuse.c): when nodes i, i + 1, ... of g form a pattern it fuses, launches them

@@ -20,6 +20,7 @@ enum ocl_family {
     OCL_FAMILY_MATMUL,
     OCL_FAMILY_OUTPROD,
     OCL_FAMILY_MISC2,
+    OCL_FAMILY_SEQ,
     OCL_FAMILY_COUNT,
 };
 
@@ -91,6 +92,13 @@ static const unsigned char op_family[GGML_OP_COUNT] = {
     [GGML_OP_DIAG]               = OCL_FAMILY_MISC2,
     [GGML_OP_TIMESTEP_EMBEDDING] = OCL_FAMILY_MISC2,
     [GGML_OP_UPSCALE]            = OCL_FAMILY_MISC2,
+    [GGML_OP_SSM_CONV]        = OCL_FAMILY_SEQ,
+    [GGML_OP_SSM_SCAN]        = OCL_FAMILY_SEQ,
+    [GGML_OP_SOLVE_TRI]       = OCL_FAMILY_SEQ,
+    [GGML_OP_GATED_DELTA_NET] = OCL_FAMILY_SEQ,
+    [GGML_OP_RWKV_WKV6]       = OCL_FAMILY_SEQ,
+    [GGML_OP_GATED_LINEAR_ATTN] = OCL_FAMILY_SEQ,
+    [GGML_OP_RWKV_WKV7]       = OCL_FAMILY_SEQ,
 };
 
 static enum ggml_status matmul_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
@@ -116,6 +124,7 @@ static const struct ocl_family_def families[OCL_FAMILY_COUNT] = {
     [OCL_FAMILY_MATMUL]  = { "matmul",  GGML_OCL_PROG_MATMUL,  ggml_ocl_mul_mat_supports,  matmul_compute           },
     [OCL_FAMILY_OUTPROD] = { "outprod", GGML_OCL_PROG_OUTPROD, ggml_ocl_outprod_supports,  ggml_ocl_outprod_compute },
     [OCL_FAMILY_MISC2]   = { "misc2",   GGML_OCL_PROG_MISC2,   ggml_ocl_misc2_supports,    ggml_ocl_misc2_compute   },
+    [OCL_FAMILY_SEQ]     = { "seq",     GGML_OCL_PROG_SEQ,     ggml_ocl_seq_supports,      ggml_ocl_seq_compute     },
 };
 
 static enum ocl_family family_of(const struct ggml_tensor * op) {

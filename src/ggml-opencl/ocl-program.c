@@ -37,6 +37,7 @@ static const char * const prog_names[GGML_OCL_PROG_COUNT] = {
     [GGML_OCL_PROG_ATTN_ROWS] = "attn_rows",
     [GGML_OCL_PROG_QUANT_STORE] = "quant_store",
     [GGML_OCL_PROG_MISC2] = "misc2",
+    [GGML_OCL_PROG_SEQ] = "seq",
 };
 
 const char * ggml_ocl_prog_name(enum ggml_ocl_prog prog) {

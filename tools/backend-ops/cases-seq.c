@@ -13,12 +13,12 @@
 #define SEQ_BOUND 1e-7
 
 //
-// SSM_CONV: sx = t[0] ne[0] (layout i[8]), c = t[0] ne[1]
+// SSM_CONV: sx = t[0] ne[0] (layout i[8]), c = t[0] ne[1] (layout i[7])
 //
 
 static struct ggml_tensor * build_ssm_conv(struct bop_graph * g, const struct bop_case * c) {
     struct ggml_tensor * sx = bops_input(g, GGML_TYPE_F32, c->ne[0], (enum bop_layout) c->i[8], BOP_FILL_UNIFORM, -1.0, 1.0);
-    struct ggml_tensor * w = bops_input_c(g, GGML_TYPE_F32, c->ne[1]);
+    struct ggml_tensor * w = bops_input(g, GGML_TYPE_F32, c->ne[1], (enum bop_layout) c->i[7], BOP_FILL_UNIFORM, c->lo, c->hi);
     return sx != NULL && w != NULL ? ggml_ssm_conv(g->ctx, sx, w) : NULL;
 }
 
@@ -223,11 +223,12 @@ static bool cases_rwkv(struct bop_cases * list) {
 }
 
 //
-// SOLVE_TRI: a = ne[0] (values in [0.1, 1]: only its lower triangle is read), b = ne[1] (layout i[8])
+// SOLVE_TRI: a = ne[0] (values in [0.1, 1]: only its lower triangle is read; layout i[7]), b = ne[1]
+// (layout i[8])
 //
 
 static struct ggml_tensor * build_solve_tri(struct bop_graph * g, const struct bop_case * c) {
-    struct ggml_tensor * a = bops_input(g, GGML_TYPE_F32, c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, 0.1, 1.0);
+    struct ggml_tensor * a = bops_input(g, GGML_TYPE_F32, c->ne[0], (enum bop_layout) c->i[7], BOP_FILL_UNIFORM, 0.1, 1.0);
     struct ggml_tensor * b = bops_input(g, GGML_TYPE_F32, c->ne[1], (enum bop_layout) c->i[8], BOP_FILL_UNIFORM, -1.0, 1.0);
     return a != NULL && b != NULL ? ggml_solve_tri(g->ctx, a, b, true, true, false) : NULL;
 }
@@ -347,6 +348,89 @@ static bool cases_gdn(struct bop_cases * list) {
     return true;
 }
 
+//
+// Shapes the work-item-per-recurrence kernels of the OpenCL backend (kernels/seq.cl) have and the
+// cases above lack: a last, partial work-group (counts not multiples of 64), long sequences, sizes
+// that are not powers of two, and views of the sources the constructors accept.
+//
+
+static bool cases_seq_devices(struct bop_cases * list) {
+    // SSM_CONV: 100 channels (a partial group along dim 0); sx transposed in memory, c padded
+    static const int64_t conv[][3] = { { 4, 100, 3 }, { 3, 70, 1 } }; // d_conv, d_inner, n_seqs
+    for (size_t k = 0; k < 2; k++) {
+        const int64_t dc = conv[k][0], di = conv[k][1], ns = conv[k][2];
+        const enum bop_layout lx = k == 0 ? BOP_LAYOUT_TRANS : BOP_LAYOUT_PAD, lc = k == 0 ? BOP_LAYOUT_PAD : BOP_LAYOUT_TRANS;
+        const int64_t sx_ne[4] = { dc - 1 + 37, di, ns, 1 }, c_ne[4] = { dc, di, 1, 1 };
+        struct bop_case * c = bops_add(list, "SSM_CONV", build_ssm_conv, "type=f32,ne_a=%s,ne_b=%s,layout=%s,layout_b=%s",
+                bops_ne_str(sx_ne), bops_ne_str(c_ne), bops_layout_name(lx), bops_layout_name(lc));
+        if (c == NULL) {
+            return false;
+        }
+        bops_ne(c->ne[0], sx_ne[0], sx_ne[1], sx_ne[2], sx_ne[3]);
+        bops_ne(c->ne[1], c_ne[0], c_ne[1], c_ne[2], c_ne[3]);
+        c->i[7] = lc;
+        c->i[8] = lx;
+        c->bound = SEQ_BOUND;
+    }
+    // SSM_SCAN: long sequences (Mamba-2 and Mamba-1), snapshots of a long one, odd sizes, overlap
+    static const int32_t scan[][8] = {
+        { 128, 64, 4, 1, 256, 1, 0, 1 }, { 16, 1, 96, 1, 300, 2, 0, 1 }, { 64, 16, 4, 2, 64, 2, 0, 5 },
+        { 48, 24, 5, 1, 40, 3, 0, 1 }, { 64, 64, 4, 2, 40, 3, 1, 2 },
+    };
+    for (size_t k = 0; k < sizeof(scan)/sizeof(scan[0]); k++) {
+        if (!add_ssm_scan(list, scan[k], k == 3 ? 1 : 0, false)) {
+            return false;
+        }
+    }
+    // RWKV_WKV6, GATED_LINEAR_ATTN, RWKV_WKV7: long sequences of small heads, odd sizes (S % 4 != 0:
+    // the one-column kernels)
+    static const struct { const char * op; bop_build_fn build; } kinds[] = {
+        { "RWKV_WKV6", build_wkv6 }, { "GATED_LINEAR_ATTN", build_gla }, { "RWKV_WKV7", build_wkv7 },
+    };
+    static const int32_t rwkv[][4] = { { 4, 16, 256, 2 }, { 5, 24, 40, 3 }, { 2, 6, 30, 2 } };
+    for (size_t k = 0; k < 3; k++) {
+        for (size_t s = 0; s < sizeof(rwkv)/sizeof(rwkv[0]); s++) {
+            struct bop_case * c = bops_add(list, kinds[k].op, kinds[k].build, "type=f32,head_count=%d,head_size=%d,"
+                    "n_seq_tokens=%d,n_seqs=%d", rwkv[s][0], rwkv[s][1], rwkv[s][2], rwkv[s][3]);
+            if (c == NULL) {
+                return false;
+            }
+            for (int j = 0; j < 4; j++) {
+                c->i[j] = rwkv[s][j];
+            }
+            c->bound = SEQ_BOUND;
+        }
+    }
+    // SOLVE_TRI: a as a view (padded, transposed), b permuted; 130 columns (a partial group)
+    static const int64_t tri[][4] = { { 37, 70, 3, 2 }, { 20, 130, 2, 1 } }; // n, m, ne2, ne3
+    for (size_t k = 0; k < 2; k++) {
+        const int64_t * sh = tri[k];
+        const enum bop_layout la = k == 0 ? BOP_LAYOUT_PAD : BOP_LAYOUT_TRANS, lb = k == 0 ? BOP_LAYOUT_CONT : BOP_LAYOUT_PERM;
+        struct bop_case * c = bops_add(list, "SOLVE_TRI", build_solve_tri, "type=f32,ne_lhs=[%lld,%lld,%lld,%lld],"
+                "ne_rhs=[%lld,%lld,%lld,%lld],layout=%s,layout_lhs=%s", (long long) sh[0], (long long) sh[0],
+                (long long) sh[2], (long long) sh[3], (long long) sh[1], (long long) sh[0], (long long) sh[2],
+                (long long) sh[3], bops_layout_name(lb), bops_layout_name(la));
+        if (c == NULL) {
+            return false;
+        }
+        bops_ne(c->ne[0], sh[0], sh[0], sh[2], sh[3]);
+        bops_ne(c->ne[1], sh[1], sh[0], sh[2], sh[3]);
+        c->i[7] = la;
+        c->i[8] = lb;
+        c->bound = SEQ_BOUND;
+    }
+    // GATED_DELTA_NET: a long sequence with snapshots, a head size that is not a power of two,
+    // 720 work-items (a partial group)
+    static const int32_t gdn[][8] = { { 4, 32, 300, 1, 1, 0, 1, 3 }, { 3, 24, 50, 2, 1, 1, 1, 1 }, { 5, 48, 20, 3, 1, 0, 0, 2 } };
+    for (size_t k = 0; k < sizeof(gdn)/sizeof(gdn[0]); k++) {
+        if (!add_gdn(list, gdn[k], 0, false)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool bops_cases_seq(struct bop_cases * list) {
-    return cases_ssm_conv(list) && cases_ssm_scan(list) && cases_rwkv(list) && cases_solve_tri(list) && cases_gdn(list);
+    return cases_ssm_conv(list) && cases_ssm_scan(list) && cases_rwkv(list) && cases_solve_tri(list) && cases_gdn(list) &&
+           cases_seq_devices(list);
 }
