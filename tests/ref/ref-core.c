@@ -273,7 +273,8 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
         const bool q_dst = ggml_ref_q_result_op(node->op) && i > 0 && s != NULL && s->type == node->type;
         if (s != NULL && !ggml_ref_type_readable(s->type) && !q_dst &&
             !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type)) &&
-            !(i == 1 && node->op == GGML_OP_LIGHTNING_INDEXER && ggml_ref_type_dequantizable(s->type))) {
+            !(i == 1 && node->op == GGML_OP_LIGHTNING_INDEXER && ggml_ref_type_dequantizable(s->type)) &&
+            !((i == 1 || i == 2) && node->op == GGML_OP_FLASH_ATTN_EXT && ggml_ref_type_dequantizable(s->type))) {
             return false;
         }
     }
