@@ -1,6 +1,6 @@
 // backend-ops cases: quantized tensors and the mixture-of-experts ops.
 //   MUL_MAT with quantized weights, MUL_MAT_ID (every weight type: F32, F16, BF16 and every
-//   quantized type), ADD_ID, OUT_PROD of quantized a, GET_ROWS of quantized rows, CPY of a quantized tensor to F32 and of
+//   quantized type), ADD_ID, OUT_PROD of quantized a, CONCAT of quantized tensors, GET_ROWS of quantized rows, CPY of a quantized tensor to F32 and of
 //   F32 into every type with a quantizer, SET_ROWS into a quantized tensor, DUP of a quantized
 //   tensor and CONT of a permuted one (whole blocks moved).
 // Quantized inputs are random F32 quantized with the type's reference quantizer (data.c); the
@@ -337,9 +337,48 @@ static bool cases_qout_prod(struct bop_cases * list, const enum ggml_type * type
     return true;
 }
 
+//
+// CONCAT of two quantized tensors of the same type: a = ne[0], b = ne[1] along dim i[0], b's
+// layout i[1] (contiguous or dims 1 and 2 swapped); the blocks are copied
+//
+
+static struct ggml_tensor * build_qconcat(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = bops_input(g, c->t[0], c->ne[1], (enum bop_layout) c->i[1], BOP_FILL_UNIFORM, c->lo, c->hi);
+    return a != NULL && b != NULL ? ggml_concat(g->ctx, a, b, (int) c->i[0]) : NULL;
+}
+
+static bool cases_qconcat(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    for (int ti = 3; ti < n_types; ti++) {
+        const int64_t bs = ggml_blck_size(types[ti]);
+        for (int dim = 0; dim < 4; dim++) {
+            if (!sampled(types[ti], ti, dim, 4) && dim != (ti + 1) % 4) {
+                continue;
+            }
+            const int64_t na[4] = { 2*bs, 3, 2, 2 };
+            int64_t nb[4] = { 2*bs, 3, 2, 2 };
+            nb[dim] = dim == 0 ? bs : dim + 1;
+            const enum bop_layout lb = (ti + dim) % 2 ? BOP_LAYOUT_PERM : BOP_LAYOUT_CONT;
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_CONCAT), build_qconcat,
+                    "type=%s,ne_a=%s,ne_b=%s,dim=%d,layout_b=%s", bops_tname(types[ti]), bops_ne_str(na), bops_ne_str(nb), dim,
+                    bops_layout_name(lb));
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = types[ti];
+            memcpy(c->ne[0], na, sizeof(na));
+            memcpy(c->ne[1], nb, sizeof(nb));
+            c->i[0] = dim;
+            c->i[1] = lb;
+        }
+    }
+    return true;
+}
+
 bool bops_cases_quant(struct bop_cases * list) {
     enum ggml_type types[GGML_TYPE_COUNT + 3];
     const int n_types = weight_types(types);
     return cases_qmatmul(list, types, n_types) && cases_mul_mat_id(list, types, n_types) && cases_add_id(list) &&
-           cases_qrows(list, types, n_types) && cases_qstore(list, types, n_types) && cases_qout_prod(list, types, n_types);
+           cases_qrows(list, types, n_types) && cases_qstore(list, types, n_types) && cases_qout_prod(list, types, n_types) &&
+           cases_qconcat(list, types, n_types);
 }
