@@ -211,6 +211,16 @@ static struct ggml_tensor * build_qdup(struct bop_graph * g, const struct bop_ca
     return p != NULL ? ggml_cont(g->ctx, p) : NULL;
 }
 
+// CPY of a quantized tensor into the same type, the source permuted [0,3,1,2] and the destination
+// [0,2,1,3] (the family's case: the shapes differ, the blocks move in row-major order)
+static struct ggml_tensor * build_qcpy_perm(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * ap = a != NULL ? ggml_permute(g->ctx, a, 0, 3, 1, 2) : NULL;
+    struct ggml_tensor * d = ap != NULL ? ggml_new_tensor(g->ctx, c->t[0], 4, ap->ne) : NULL;
+    struct ggml_tensor * dp = d != NULL ? ggml_permute(g->ctx, d, 0, 2, 1, 3) : NULL;
+    return dp != NULL ? ggml_cpy(g->ctx, ap, dp) : NULL;
+}
+
 static bool cases_qstore(struct bop_cases * list, const enum ggml_type * types, int n_types) {
     for (int ti = 3; ti < n_types; ti++) {
         const enum ggml_type t = types[ti];
@@ -225,6 +235,15 @@ static bool cases_qstore(struct bop_cases * list, const enum ggml_type * types, 
             memcpy(c->ne[0], na, sizeof(na));
             c->i[0] = mode;
         }
+        const int64_t np[4] = { ggml_blck_size(t)*(1 + ti % 3), 2, 3, 4 };
+        struct bop_case * cp = bops_add(list, ggml_op_name(GGML_OP_CPY), build_qcpy_perm,
+                "type_src=%s,type_dst=%s,ne_src=%s,permute_src=[0,3,1,2],permute_dst=[0,2,1,3]", bops_tname(t), bops_tname(t),
+                bops_ne_str(np));
+        if (cp == NULL) {
+            return false;
+        }
+        cp->t[0] = t;
+        memcpy(cp->ne[0], np, sizeof(np));
         if (ggml_get_type_traits(t)->from_float_ref == NULL) {
             continue; // no quantizer: nothing is stored into this type
         }
