@@ -2,8 +2,9 @@
 // tests/ref/ref-attn.c:
 //   q [DK, N, H, B] F32 (or F16/BF16, widened); k [DK, KV, Hk, Bk], v [DV, KV, Hv, Bv] F32, F16 or BF16 (heads and dim 3
 //   broadcast: H % Hk == 0 ...), or a quantized type with a dequantizer (a quantized KV cache: each
-//   row is dequantized to F32 once per work unit, so the products are those of the dequantized cache); mask [KV, >= N, m2, m3] F16/F32 or NULL; sinks F32 [H] or NULL;
-//   result F32 [DV, H, N, B] (permuted).
+//   row is dequantized to F32 once per work unit, so the products are those of the dequantized
+//   cache); mask [KV, >= N, m2, m3] F16/F32 or NULL; sinks F32 [H] or NULL; result F32
+//   [DV, H, N, B] (permuted).
 //   s_j = softcap*tanh(scale*q.k_j/softcap) (scale*q.k_j without softcap) + slope(h)*mask_j
 //   out = sum_j e^{s_j} v_j / (sum_j e^{s_j} + e^{sink_h}), 0 when every s_j is -inf (no sink).
 //
