@@ -1,6 +1,6 @@
-// The 4-bit float formats: MXFP4 (32 E2M1 values sharing an E8M0 power-of-two scale;
-// quantization and dequantization) and NVFP4 (64 values in 4 groups of 16, each with an
-// unsigned E4M3 scale; dequantization). The E2M1 values are kept doubled (integers), so the
+// The 4-bit float formats: MXFP4 (32 E2M1 values sharing an E8M0 power-of-two scale) and NVFP4
+// (64 values in 4 groups of 16, each with an unsigned E4M3 scale); quantization and
+// dequantization of both. The E2M1 values are kept doubled (integers), so the
 // scales are decoded at half their value.
 
 #include "ggml-quants.h"
@@ -81,6 +81,56 @@ void dequantize_row_nvfp4(const void * GGML_RESTRICT vx, float * GGML_RESTRICT y
             for (int j = 0; j < QK_NVFP4_SUB/2; j++) {
                 y[j]                  = d * (float) ggml_kvalues_mxfp4[qs[j] & 0x0f];
                 y[j + QK_NVFP4_SUB/2] = d * (float) ggml_kvalues_mxfp4[qs[j] >> 4];
+            }
+        }
+    }
+}
+
+// value -> unsigned E4M3 as the family rounds it: 0 for NaN and values <= 0, at most 448 (0x7e);
+// normal values keep the top 3 mantissa bits rounded half up by the 4th (a carry moves the
+// exponent); below 2^-6 the 3-bit subnormal count of 2^-9, rounded half up and capped at 7
+static uint8_t fp32_to_ue4m3(float x) {
+    if (!(x > 0.0f)) {
+        return 0;
+    }
+    x = x > 448.0f ? 448.0f : x;
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof(bits));
+    int exp = (int) ((bits >> 23) & 0xff) - 127 + 7;
+    if (exp <= 0) {
+        const int man = (int) (x * 512.0f + 0.5f);
+        return (uint8_t) (man > 7 ? 7 : (man < 1 ? 0 : man));
+    }
+    if (exp >= 15) {
+        return 0x7e;
+    }
+    int man = (int) ((bits >> 20) & 7) + (int) ((bits >> 19) & 1);
+    if (man > 7) {
+        man = 0;
+        if (++exp >= 15) {
+            return 0x7e;
+        }
+    }
+    return (uint8_t) ((exp << 3) | man);
+}
+
+void quantize_row_nvfp4_ref(const float * GGML_RESTRICT x, void * GGML_RESTRICT vy, int64_t k) {
+    block_nvfp4 * y = vy;
+    for (int64_t i = 0; i < k / QK_NVFP4; i++) {
+        for (int s = 0; s < QK_NVFP4 / QK_NVFP4_SUB; s++, x += QK_NVFP4_SUB) {
+            float amax = 0.0f;
+            for (int j = 0; j < QK_NVFP4_SUB; j++) {
+                amax = fabsf(x[j]) > amax ? fabsf(x[j]) : amax;
+            }
+            // the largest E2M1 magnitude, 6, meets amax
+            const uint8_t ue = fp32_to_ue4m3(amax / 6.0f);
+            const float   d  = ue4m3_to_fp32_half(ue);
+            y[i].d[s] = ue;
+            uint8_t * qs = y[i].qs + s * (QK_NVFP4_SUB / 2);
+            for (int j = 0; j < QK_NVFP4_SUB/2; j++) {
+                const int q0 = best_index_mxfp4(x[j], d);
+                const int q1 = best_index_mxfp4(x[j + QK_NVFP4_SUB/2], d);
+                qs[j] = (uint8_t)(q0 | (q1 << 4));
             }
         }
     }

@@ -31,6 +31,7 @@ ROW_W_IGNORING_WEIGHTS(q8_0)
 ROW_W_IGNORING_WEIGHTS(q8_1)
 ROW_W_IGNORING_WEIGHTS(q8_K)
 ROW_W_IGNORING_WEIGHTS(mxfp4)
+ROW_W_IGNORING_WEIGHTS(nvfp4)
 ROW_W_IGNORING_WEIGHTS(tq1_0)
 ROW_W_IGNORING_WEIGHTS(tq2_0)
 ROW_W_IGNORING_WEIGHTS(q1_0)
@@ -53,6 +54,7 @@ ggml_quantize_row_w_t ggml_quants_row_w(enum ggml_type type) {
         case GGML_TYPE_IQ4_NL: return quantize_row_iq4_nl_w;
         case GGML_TYPE_IQ4_XS: return quantize_row_iq4_xs_w;
         case GGML_TYPE_MXFP4:  return quantize_row_mxfp4_noweights;
+        case GGML_TYPE_NVFP4:  return quantize_row_nvfp4_noweights;
         case GGML_TYPE_TQ1_0:  return quantize_row_tq1_0_noweights;
         case GGML_TYPE_TQ2_0:  return quantize_row_tq2_0_noweights;
         case GGML_TYPE_Q1_0:   return quantize_row_q1_0_noweights;

@@ -110,9 +110,9 @@ void dequantize_row_iq1_s  (const void * GGML_RESTRICT x, float * GGML_RESTRICT 
 void dequantize_row_iq1_m  (const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k);
 GGML_QUANTS_ROW_FNS(iq4_nl) GGML_QUANTS_ROW_W_FN(iq4_nl)
 GGML_QUANTS_ROW_FNS(iq4_xs) GGML_QUANTS_ROW_W_FN(iq4_xs)
-// FP4 (ggml-quants-fp4.c): NVFP4 dequantization only
+// FP4 (ggml-quants-fp4.c)
 GGML_QUANTS_ROW_FNS(mxfp4)
-void dequantize_row_nvfp4(const void * GGML_RESTRICT x, float * GGML_RESTRICT y, int64_t k);
+GGML_QUANTS_ROW_FNS(nvfp4)
 // Q1_0 / Q2_0 (ggml-quants-q1q2.c)
 GGML_QUANTS_ROW_FNS(q1_0)
 GGML_QUANTS_ROW_FNS(q2_0)

@@ -324,7 +324,7 @@ QUANT_BOTH(iq4_xs, QK_K)
 QUANT_BOTH(tq1_0, QK_K)
 QUANT_BOTH(tq2_0, QK_K)
 QUANT_BOTH(mxfp4, 32)
-QUANT_TO_FLOAT(nvfp4, 64)
+QUANT_BOTH(nvfp4, 64)
 QUANT_BOTH(q1_0, 128)
 QUANT_BOTH(q2_0, 64)
 
@@ -402,7 +402,7 @@ static const struct ggml_type_traits type_traits[GGML_TYPE_COUNT] = {
     [GGML_TYPE_TQ1_0]   = TRAITS_QUANT_BOTH("tq1_0",   QK_K,  (QK_K - 4*(QK_K/64))/5 + QK_K/64 + 2, tq1_0),
     [GGML_TYPE_TQ2_0]   = TRAITS_QUANT_BOTH("tq2_0",   QK_K,  QK_K/4 + 2, tq2_0),
     [GGML_TYPE_MXFP4]   = TRAITS_QUANT_BOTH("mxfp4",   32,    1 + 16, mxfp4),
-    [GGML_TYPE_NVFP4]   = TRAITS_QUANT_TO("nvfp4",   64,    64/16 + 64/2, nvfp4),
+    [GGML_TYPE_NVFP4]   = TRAITS_QUANT_BOTH("nvfp4",   64,    64/16 + 64/2, nvfp4),
     [GGML_TYPE_Q1_0]    = TRAITS_QUANT_BOTH("q1_0",    128,   2 + 128/8, q1_0),
 
     [GGML_TYPE_Q2_0]    = TRAITS_QUANT_BOTH("q2_0",    64,    2 + 64/4, q2_0),

@@ -6,7 +6,8 @@
 //     attention row slot, the three K/V types and lengths with vector tails;
 //   - an unknown type cannot reach the matrix-product kernels: ggml_mm_type_size answers 0 for
 //     every type but F32/F16/BF16 and the CPU backend refuses MUL_MAT with quantized weights that
-//     have no quantized slot (Q1_0), admits those that do (Q4_0: cpu-ops-matmul-quant.c).
+//     have no quantized slot (Q8_1, an activation type), admits those that do (Q4_0:
+//     cpu-ops-matmul-quant.c).
 
 #include "ggml.h"
 #include "ggml-backend.h"
@@ -265,11 +266,10 @@ static void check_types(void) {
     TEST_CHECK(ctx != NULL && be != NULL);
     if (ctx != NULL && be != NULL) {
         struct ggml_tensor * b  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 64, 3);
-        struct ggml_tensor * b1 = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, 128, 3);
-        struct ggml_tensor * wn = ggml_new_tensor_2d(ctx, GGML_TYPE_Q1_0, 128, 5);
+        struct ggml_tensor * wn = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_1, 64, 5);
         struct ggml_tensor * wq = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, 64, 5);
         struct ggml_tensor * wh = ggml_new_tensor_2d(ctx, GGML_TYPE_F16, 64, 5);
-        TEST_CHECK(!ggml_backend_supports_op(be, ggml_mul_mat(ctx, wn, b1)));
+        TEST_CHECK(!ggml_backend_supports_op(be, ggml_mul_mat(ctx, wn, b)));
         TEST_CHECK(ggml_backend_supports_op(be, ggml_mul_mat(ctx, wq, b)));
         TEST_CHECK(ggml_backend_supports_op(be, ggml_mul_mat(ctx, wh, b)));
     }

@@ -318,7 +318,7 @@ int main(void) {
         }
         const int n = check_vec_dot_level(ggml_cpu_kernels_level((enum ggml_cpu_isa_level) level), lv);
         printf("test-cpu-quant: [%s] vec_dot of %d quantized types checked\n", lv, n);
-        TEST_CHECK_MSG(n >= 22, "[%s] only %d quantized slots", lv, n);
+        TEST_CHECK_MSG(n >= 24, "[%s] only %d quantized slots", lv, n);
     }
     const struct ggml_cpu_kernels * kp = ggml_cpu_kernels_get(true);
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {

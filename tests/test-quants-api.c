@@ -147,9 +147,9 @@ static void test_chunk_bad_args(void) {
         TEST_CHECK_MSG(w == 0 && test_log_error_count() >= 1, "bad chunk case %zu: %zu bytes", i, w);
         test_log_capture_end();
     }
-    // no quantizer yet: IQ1/IQ2/IQ3, NVFP4 answer 0 with a log, never crash
+    // no quantizer yet: IQ1/IQ2/IQ3 answer 0 with a log, never crash
     const enum ggml_type none[] = { GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
-                                    GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M, GGML_TYPE_NVFP4 };
+                                    GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M };
     for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
         ggml_quantize_init(none[i]);
         float im[256];

@@ -1,8 +1,10 @@
 // CPU kernel of the attn family: FLASH_ATTN_EXT. Semantics as docs/op-params.md and
 // tests/ref/ref-attn.c:
 //   q [DK, N, H, B] F32 (or F16/BF16, widened); k [DK, KV, Hk, Bk], v [DV, KV, Hv, Bv] F32, F16 or BF16 (heads and dim 3
-//   broadcast: H % Hk == 0 ...); mask [KV, >= N, m2, m3] F16/F32 or NULL; sinks F32 [H] or NULL;
-//   result F32 [DV, H, N, B] (permuted).
+//   broadcast: H % Hk == 0 ...), or a quantized type with a dequantizer (a quantized KV cache: each
+//   row is dequantized to F32 once per work unit, so the products are those of the dequantized
+//   cache); mask [KV, >= N, m2, m3] F16/F32 or NULL; sinks F32 [H] or NULL; result F32
+//   [DV, H, N, B] (permuted).
 //   s_j = softcap*tanh(scale*q.k_j/softcap) (scale*q.k_j without softcap) + slope(h)*mask_j
 //   out = sum_j e^{s_j} v_j / (sum_j e^{s_j} + e^{sink_h}), 0 when every s_j is -inf (no sink).
 //
@@ -24,7 +26,27 @@
 #define FA_ROWS  GGML_CPU_ATTN_ROWS // query rows per work unit (the kernels' row slots)
 
 static bool fa_kv_type_ok(const struct ggml_tensor * t) {
-    return t != NULL && ggml_vec_is_float_type(t->type) && t->nb[0] == ggml_type_size(t->type);
+    if (t == NULL || t->nb[0] != ggml_type_size(t->type)) {
+        return false;
+    }
+    if (ggml_vec_is_float_type(t->type)) {
+        return true;
+    }
+    // quantized rows: whole blocks, dequantized through the type's to_float
+    return (int) t->type >= 0 && t->type < GGML_TYPE_COUNT && ggml_is_quantized(t->type) &&
+           ggml_get_type_traits(t->type)->to_float != NULL && ggml_blck_size(t->type) > 0 &&
+           t->ne[0] % ggml_blck_size(t->type) == 0;
+}
+
+// a K or V row as the kernels read it: quantized rows dequantized into buf (F32)
+static const char * fa_kv_row(const struct ggml_tensor * t, const char * row, float * buf, enum ggml_type * type) {
+    if (!ggml_is_quantized(t->type)) {
+        *type = t->type;
+        return row;
+    }
+    ggml_get_type_traits(t->type)->to_float(row, buf, t->ne[0]);
+    *type = GGML_TYPE_F32;
+    return (const char *) buf;
 }
 
 static bool fa_divides(int64_t d, int64_t n) {
@@ -66,14 +88,16 @@ bool ggml_cpu_attn_supports(const struct ggml_tensor * op) {
 }
 
 // per-thread scratch, each piece rounded up to a cache line: FA_ROWS query rows [DK],
-// FA_ROWS accumulators [DV], FA_ROWS score blocks and FA_ROWS mask blocks [FA_BLOCK]
+// FA_ROWS accumulators [DV], FA_ROWS score blocks and FA_ROWS mask blocks [FA_BLOCK], then one
+// dequantized K row [DK] and one V row [DV]
 static size_t fa_pad(size_t n) {
     return GGML_PAD(n, GGML_CPU_CACHE_LINE);
 }
 
 static size_t fa_thread_bytes(int64_t dk, int64_t dv) {
     return FA_ROWS*(fa_pad((size_t) dk*sizeof(float)) + fa_pad((size_t) dv*sizeof(float)) +
-                    2*fa_pad(FA_BLOCK*sizeof(float)));
+                    2*fa_pad(FA_BLOCK*sizeof(float))) +
+           fa_pad((size_t) dk*sizeof(float)) + fa_pad((size_t) dv*sizeof(float));
 }
 
 size_t ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads) {
@@ -108,6 +132,7 @@ struct fa_ctx {
     const struct ggml_cpu_kernels * kt;
     float scale, max_bias, softcap;
     float * qbuf[FA_ROWS], * acc[FA_ROWS], * s[FA_ROWS], * mbuf[FA_ROWS];
+    float * krow, * vrow; // dequantized K / V rows (quantized caches)
 };
 
 // the FA_ROWS-or-fewer rows (i1[r], h[r]) of one unit at dim-3 index i3; they share K and V rows
@@ -168,8 +193,9 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
                 continue;
             }
             float d[FA_ROWS];
-            const char * krow = kbase + (j0 + jj)*k->nb[1];
-            dot(DK, qrows, krow, k->type, d);
+            enum ggml_type kt;
+            const char * krow = fa_kv_row(k, kbase + (j0 + jj)*k->nb[1], c->krow, &kt);
+            dot(DK, qrows, krow, kt, d);
             for (int r = 0; r < nr; r++) {
                 float x = d[r]*c->scale;
                 if (c->softcap != 0.0f) {
@@ -212,8 +238,9 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
             if (!any) {
                 continue;
             }
-            const char * vrow = vbase + (j0 + jj)*v->nb[1];
-            axpy(DV, w, vrow, v->type, c->acc);
+            enum ggml_type vt;
+            const char * vrow = fa_kv_row(v, vbase + (j0 + jj)*v->nb[1], c->vrow, &vt);
+            axpy(DV, w, vrow, vt, c->acc);
         }
     }
 
@@ -262,6 +289,8 @@ enum ggml_status ggml_cpu_attn_forward(const struct ggml_compute_params * params
         c.s[r]    = (float *) w; w += fa_pad(FA_BLOCK*sizeof(float));
         c.mbuf[r] = (float *) w; w += fa_pad(FA_BLOCK*sizeof(float));
     }
+    c.krow = (float *) w; w += fa_pad((size_t) DK*sizeof(float));
+    c.vrow = (float *) w;
 
     // unit u: group g = u / upg of dim-3 index i3 = g / n_hgroups, rows FA_ROWS*(u % upg) ... of the
     // group's list (head fastest, then query position)

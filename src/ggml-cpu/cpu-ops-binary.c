@@ -298,12 +298,30 @@ static void repeat_forward(const struct ggml_compute_params * params, struct ggm
     }
 }
 
+// quantized tensors: copied block by block, so every row must be whole blocks laid out contiguously
+static bool concat_quant_ok(const struct ggml_tensor * op) {
+    if ((int) op->type < 0 || op->type >= GGML_TYPE_COUNT || !ggml_is_quantized(op->type) || ggml_blck_size(op->type) <= 0) {
+        return false;
+    }
+    const int64_t bs = ggml_blck_size(op->type);
+    const size_t  ts = ggml_type_size(op->type);
+    for (int i = -1; i < 2; i++) {
+        const struct ggml_tensor * t = i < 0 ? op : op->src[i];
+        if (t->ne[0] % bs != 0 || t->nb[0] != ts) {
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool concat_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
     const int32_t dim = ggml_get_op_params_i32(op, 0);
-    if (a == NULL || b == NULL || dim < 0 || dim >= GGML_MAX_DIMS || a->type != op->type || b->type != op->type ||
-        !bin_plain_type(op->type)) {
+    if (a == NULL || b == NULL || dim < 0 || dim >= GGML_MAX_DIMS || a->type != op->type || b->type != op->type) {
+        return false;
+    }
+    if (!bin_plain_type(op->type) && !concat_quant_ok(op)) {
         return false;
     }
     for (int d = 0; d < GGML_MAX_DIMS; d++) {
@@ -320,6 +338,7 @@ static void concat_forward(const struct ggml_compute_params * params, struct ggm
     const struct ggml_tensor * b = dst->src[1];
     const int    dim = ggml_get_op_params_i32(dst, 0);
     const size_t es  = ggml_type_size(dst->type);
+    const int64_t bs = ggml_blck_size(dst->type); // quantized: elements along dim 0 are copied as blocks
     int64_t r0, r1;
     ggml_cpu_split_range(ggml_nrows(dst), params->ith, params->nth, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
@@ -327,9 +346,9 @@ static void concat_forward(const struct ggml_compute_params * params, struct ggm
         ggml_vec_row_index(dst->ne, r, &idx[1], &idx[2], &idx[3]);
         char * yr = bin_row_ptr(dst, idx[1], idx[2], idx[3]);
         if (dim == 0) {
-            ggml_vec_copy_elems(yr, dst->nb[0], bin_row_ptr(a, idx[1], idx[2], idx[3]), a->nb[0], a->ne[0], es);
-            ggml_vec_copy_elems(yr + a->ne[0]*dst->nb[0], dst->nb[0], bin_row_ptr(b, idx[1], idx[2], idx[3]), b->nb[0],
-                    b->ne[0], es);
+            ggml_vec_copy_elems(yr, dst->nb[0], bin_row_ptr(a, idx[1], idx[2], idx[3]), a->nb[0], a->ne[0]/bs, es);
+            ggml_vec_copy_elems(yr + a->ne[0]/bs*dst->nb[0], dst->nb[0], bin_row_ptr(b, idx[1], idx[2], idx[3]), b->nb[0],
+                    b->ne[0]/bs, es);
             continue;
         }
         const struct ggml_tensor * s = a;
@@ -337,7 +356,7 @@ static void concat_forward(const struct ggml_compute_params * params, struct ggm
             idx[dim] -= a->ne[dim];
             s = b;
         }
-        ggml_vec_copy_elems(yr, dst->nb[0], bin_row_ptr(s, idx[1], idx[2], idx[3]), s->nb[0], dst->ne[0], es);
+        ggml_vec_copy_elems(yr, dst->nb[0], bin_row_ptr(s, idx[1], idx[2], idx[3]), s->nb[0], dst->ne[0]/bs, es);
     }
 }
 

@@ -4,8 +4,9 @@
 // Conversions: F32, F16 and BF16 among themselves through float rows; any pair of F32, F16,
 // BF16, F64, I8, I16, I32, I64 through double (float -> integer truncates toward zero and
 // saturates, NaN gives 0); a type to itself bit for bit (quantized types too, by whole rows of
-// blocks); F32 to a quantized type with a quantizer and a quantized type to F32, by whole rows of
-// the same shape. Sources and results may have any strides and different shapes.
+// blocks, or block by block between shapes that differ, e.g. permuted); F32 to a quantized type
+// with a quantizer and a quantized type to F32, by whole rows of the same shape. Sources and
+// results may have any strides and different shapes.
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-vec.h"
@@ -140,13 +141,14 @@ static bool dup_supports(const struct ggml_tensor * op) {
     if (copy_plain_type(src->type)) {
         return true;
     }
-    // a block type: whole buffers, or whole rows of blocks of the same shape
+    // a block type: whole buffers, or rows of whole blocks (same shape: row by row; permuted or
+    // reshaped: block by block in the row-major order of both)
     if (ggml_is_contiguous(src) && ggml_is_contiguous(op)) {
         return true;
     }
     const int64_t blck = ggml_blck_size(src->type);
     const size_t  ts   = ggml_type_size(src->type);
-    return ggml_are_same_shape(src, op) && src->ne[0] % blck == 0 && src->nb[0] == ts && op->nb[0] == ts;
+    return src->ne[0] % blck == 0 && op->ne[0] % blck == 0 && src->nb[0] == ts && op->nb[0] == ts;
 }
 
 // advances a row-major index of a tensor of shape ne by len elements (len <= ne[0] - idx[0])
@@ -214,6 +216,35 @@ static int copy_contiguous_dim(const struct ggml_tensor * src, size_t es) {
     return 0;
 }
 
+// Same block type, shapes that differ (a permuted source or destination): the blocks in the
+// row-major order of both tensors, a run at a time (a run ends where a row of either ends); rows
+// are whole blocks with nb[0] the block size (dup_supports).
+static void copy_blocks_walk(const struct ggml_compute_params * params, struct ggml_tensor * dst,
+        const struct ggml_tensor * src) {
+    const int64_t blck = ggml_blck_size(dst->type);
+    const size_t  ts   = ggml_type_size(dst->type);
+    const int64_t sne[4] = { src->ne[0]/blck, src->ne[1], src->ne[2], src->ne[3] };
+    const int64_t dne[4] = { dst->ne[0]/blck, dst->ne[1], dst->ne[2], dst->ne[3] };
+    int64_t start, end;
+    ggml_vec_split_elements(ggml_nrows(dst), dne[0], params->ith, params->nth, &start, &end);
+    if (start >= end || sne[0] <= 0) {
+        return;
+    }
+    int64_t is[4], id[4];
+    copy_unravel(start, sne, is);
+    copy_unravel(start, dne, id);
+    for (int64_t pos = start; pos < end; ) {
+        int64_t len = end - pos;
+        len = sne[0] - is[0] < len ? sne[0] - is[0] : len;
+        len = dne[0] - id[0] < len ? dne[0] - id[0] : len;
+        memmove(copy_row_ptr(dst, id[1], id[2], id[3]) + id[0]*ts, copy_row_ptr(src, is[1], is[2], is[3]) + is[0]*ts,
+                (size_t) len*ts);
+        copy_advance(is, sne, len);
+        copy_advance(id, dne, len);
+        pos += len;
+    }
+}
+
 static void dup_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst, const struct ggml_vec_funcs * vf) {
     const struct ggml_tensor * src = dst->src[0];
     const int64_t n = ggml_nelements(dst);
@@ -257,6 +288,10 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
                         (float *)(void *) copy_row_ptr(dst, i1, i2, i3), dst->ne[0]);
             }
         }
+        return;
+    }
+    if ((!copy_plain_type(dst->type) || !copy_plain_type(src->type)) && !ggml_are_same_shape(src, dst)) {
+        copy_blocks_walk(params, dst, src);
         return;
     }
     if (!copy_plain_type(dst->type) || !copy_plain_type(src->type)) {

@@ -16,6 +16,7 @@
 #include "matmul-impl.h"
 #include "cpu-kernels.h"
 #include "cpu-ops-matmul-quant.h"
+#include "cpu-ops-outprod-quant.h"
 
 #include <string.h>
 
@@ -78,6 +79,9 @@ bool ggml_cpu_matmul_supports(const struct ggml_tensor * op) {
     }
     if (ggml_cpu_matmul_q_applies(op)) {
         return ggml_cpu_matmul_q_supports(op); // quantized weights: cpu-ops-matmul-quant.c
+    }
+    if (ggml_cpu_out_prod_q_applies(op)) {
+        return ggml_cpu_out_prod_q_supports(op); // OUT_PROD of quantized src0: cpu-ops-outprod-quant.c
     }
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -185,6 +189,9 @@ size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
     if (ggml_cpu_matmul_q_applies(op)) {
         return ggml_cpu_matmul_q_work_size(op, n_threads);
     }
+    if (ggml_cpu_out_prod_q_applies(op)) {
+        return ggml_cpu_out_prod_q_work_size(op, n_threads);
+    }
     struct mm_plan p;
     const int nth = MAX(1, n_threads);
     mm_make_plan(op, nth, &p);
@@ -200,6 +207,9 @@ size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
 int ggml_cpu_matmul_n_tasks(const struct ggml_tensor * op, int n_threads) {
     if (ggml_cpu_matmul_q_applies(op)) {
         return ggml_cpu_matmul_q_n_tasks(op, n_threads);
+    }
+    if (ggml_cpu_out_prod_q_applies(op)) {
+        return ggml_cpu_out_prod_q_n_tasks(op, n_threads);
     }
     struct mm_plan p;
     const int nth = MAX(1, n_threads);
@@ -239,6 +249,9 @@ static void mm_zero_dst(const struct mm_plan * p, const struct ggml_compute_para
 enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     if (ggml_cpu_matmul_q_applies(op)) {
         return ggml_cpu_matmul_q_forward(params, op);
+    }
+    if (ggml_cpu_out_prod_q_applies(op)) {
+        return ggml_cpu_out_prod_q_forward(params, op);
     }
     if (!ggml_cpu_matmul_supports(op)) {
         GGML_LOG_ERROR("%s: %s of %s x %s into %s is not supported\n", __func__, ggml_op_desc(op),

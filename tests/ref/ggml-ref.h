@@ -96,7 +96,8 @@ bool ggml_ref_need_src_q(const struct ggml_tensor * node, int i, char * err, siz
 double ggml_ref_round_to_type(enum ggml_type type, double v);
 
 // Whether a node of this op may have a quantized result: the data movement ops DUP, CONT, CPY
-// and SET_ROWS, whose values are stored as the type stores them (ggml_ref_round_row_to_type).
+// and SET_ROWS, whose values are stored as the type stores them (ggml_ref_round_row_to_type), and
+// CONCAT (blocks copied: the sources' values).
 bool ggml_ref_q_result_op(enum ggml_op op);
 // The n values of one row (whole blocks for a quantized type) replaced by what storing them in
 // `type` and reading them back gives: quantized with the type's reference quantizer

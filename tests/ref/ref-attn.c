@@ -15,7 +15,8 @@
 //   -inf and there is no sink.
 bool ggml_ref_op_attn(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
     for (int i = 0; i < 3; i++) {
-        if (!ggml_ref_need_src(node, i, err, err_size)) {
+        // k and v may be a quantized cache, read dequantized
+        if (!(i == 0 ? ggml_ref_need_src(node, i, err, err_size) : ggml_ref_need_src_q(node, i, err, err_size))) {
             return false;
         }
     }
@@ -72,7 +73,7 @@ bool ggml_ref_op_attn(const struct ggml_tensor * node, double * out, char * err,
                 for (int64_t j = 0; j < KV; j++) {
                     double dot = 0.0;
                     for (int64_t d = 0; d < DK; d++) {
-                        dot += ggml_ref_get(q, d, i1, h, i3) * ggml_ref_get(k, d, j, h / rk2, i3 / rk3);
+                        dot += ggml_ref_get(q, d, i1, h, i3) * ggml_ref_get_q(k, d, j, h / rk2, i3 / rk3);
                     }
                     double x = dot*scale;
                     if (softcap != 0.0) {
@@ -99,7 +100,7 @@ bool ggml_ref_op_attn(const struct ggml_tensor * node, double * out, char * err,
                     const double w = exp(s[j] - m);
                     sum += w;
                     for (int64_t d = 0; d < DV; d++) {
-                        o[d] += w*ggml_ref_get(v, d, j, h / rv2, i3 / rv3);
+                        o[d] += w*ggml_ref_get_q(v, d, j, h / rv2, i3 / rv3);
                     }
                 }
                 for (int64_t d = 0; d < DV; d++) {

@@ -138,7 +138,7 @@ bool ggml_ref_need_src(const struct ggml_tensor * node, int i, char * err, size_
 }
 
 bool ggml_ref_q_result_op(enum ggml_op op) {
-    return op == GGML_OP_DUP || op == GGML_OP_CONT || op == GGML_OP_CPY || op == GGML_OP_SET_ROWS;
+    return op == GGML_OP_DUP || op == GGML_OP_CONT || op == GGML_OP_CPY || op == GGML_OP_SET_ROWS || op == GGML_OP_CONCAT;
 }
 
 bool ggml_ref_round_row_to_type(enum ggml_type type, double * row, int64_t n) {
@@ -266,14 +266,16 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
     }
     // quantized data is read (dequantized) as source 0 of the ops that take it
     const bool q_src0 = node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_MUL_MAT_ID || node->op == GGML_OP_GET_ROWS ||
-                        node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY;
+                        node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY ||
+                        node->op == GGML_OP_OUT_PROD || node->op == GGML_OP_CONCAT;
     for (int i = 0; i < GGML_MAX_SRC; i++) {
         const struct ggml_tensor * s = node->src[i];
         // the destination of CPY / SET_ROWS (read, if at all, as the node's own contents)
         const bool q_dst = ggml_ref_q_result_op(node->op) && i > 0 && s != NULL && s->type == node->type;
         if (s != NULL && !ggml_ref_type_readable(s->type) && !q_dst &&
             !(i == 0 && q_src0 && ggml_ref_type_dequantizable(s->type)) &&
-            !(i == 1 && node->op == GGML_OP_LIGHTNING_INDEXER && ggml_ref_type_dequantizable(s->type))) {
+            !(i == 1 && node->op == GGML_OP_LIGHTNING_INDEXER && ggml_ref_type_dequantizable(s->type)) &&
+            !((i == 1 || i == 2) && node->op == GGML_OP_FLASH_ATTN_EXT && ggml_ref_type_dequantizable(s->type))) {
             return false;
         }
     }

@@ -61,7 +61,7 @@ static bool ref_out_prod(const struct ggml_tensor * node, double * out, char * e
                 for (int64_t i = 0; i < node->ne[0]; i++) {
                     double s = 0.0;
                     for (int64_t k = 0; k < a->ne[1]; k++) {
-                        s += ggml_ref_get(a, i, k, i2 / r2, i3 / r3) * ggml_ref_get(b, j, k, i2, i3);
+                        s += ggml_ref_get_q(a, i, k, i2 / r2, i3 / r3) * ggml_ref_get(b, j, k, i2, i3);
                     }
                     out[ggml_ref_idx(node, i, j, i2, i3)] = s;
                 }
@@ -78,7 +78,7 @@ bool ggml_ref_op_matmul(const struct ggml_tensor * node, double * out, char * er
         }
         return ref_mul_mat(node, out, err, err_size);
     }
-    if (!ggml_ref_need_src(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
+    if (!ggml_ref_need_src_q(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
         return false;
     }
     return ref_out_prod(node, out, err, err_size);

@@ -114,8 +114,9 @@ static bool ref_repeat(const struct ggml_tensor * node, double * out, char * err
     return true;
 }
 
+// (quantized a and b: blocks copied, so the values are theirs, dequantized)
 static bool ref_concat(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
-    if (!ggml_ref_need_src(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
+    if (!ggml_ref_need_src_q(node, 0, err, err_size) || !ggml_ref_need_src_q(node, 1, err, err_size)) {
         return false;
     }
     const struct ggml_tensor * a = node->src[0];
@@ -136,12 +137,12 @@ static bool ref_concat(const struct ggml_tensor * node, double * out, char * err
         ggml_ref_unravel(node, i, idx);
         double v;
         if (idx[dim] < a->ne[dim]) {
-            v = ggml_ref_get(a, idx[0], idx[1], idx[2], idx[3]);
+            v = ggml_ref_get_q(a, idx[0], idx[1], idx[2], idx[3]);
         } else {
             idx[dim] -= a->ne[dim];
-            v = ggml_ref_get(b, idx[0], idx[1], idx[2], idx[3]);
+            v = ggml_ref_get_q(b, idx[0], idx[1], idx[2], idx[3]);
         }
-        out[i] = ggml_ref_round_to_type(node->type, v);
+        out[i] = ggml_is_quantized(node->type) ? v : ggml_ref_round_to_type(node->type, v);
     }
     return true;
 }

@@ -1,6 +1,6 @@
 // backend-ops cases: attention. SOFT_MAX (scale, masks F32/F16 with broadcasting, ALiBi, sinks),
 // ROPE (NORMAL, NEOX, MROPE, IMROPE, VISION; partial rotation, freq factors, YaRN) and
-// FLASH_ATTN_EXT (K/V types, GQA, masks, ALiBi, softcap, sinks, precision, strided K/V).
+// FLASH_ATTN_EXT (K/V types, quantized KV caches, GQA, masks, ALiBi, softcap, sinks, precision, strided K/V).
 
 #include "bops.h"
 
@@ -399,6 +399,28 @@ static bool cases_fattn(struct bop_cases * list) {
         v[n] = base; v[n].mask = 0; v[n].sinks = true; v[n].n_batch = 1; v[n].ne3 = 3; n++;
         for (int k = 0; k < n; k++) {
             if (!add_fattn(list, kv_types[t], &v[k], BOP_MODE_TEST)) {
+                return false;
+            }
+        }
+    }
+    // a quantized KV cache (llama.cpp's -ctk / -ctv): the types the family's CPU reads, head sizes
+    // of whole blocks; GQA, the mask variants, sinks, a decoding step
+    static const enum ggml_type q_types[] = {
+        GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_IQ4_NL,
+    };
+    for (size_t t = 0; t < sizeof(q_types)/sizeof(q_types[0]); t++) {
+        struct fattn_spec v[8];
+        int n = 0;
+        v[n++] = base;
+        v[n] = base; v[n].d = v[n].dv = 128; v[n].n_kv = 256; v[n].n_batch = 1; v[n].n_head = 8; n++;
+        v[n] = base; v[n].d = 192; v[n].dv = 128; n++;
+        v[n] = base; v[n].n_head_kv = 1; v[n].mask = 2; n++;
+        v[n] = base; v[n].mask = 0; n++;
+        v[n] = base; v[n].mask_heads = true; v[n].ne3 = 2; v[n].max_bias = 8.0f; n++;
+        v[n] = base; v[n].sinks = true; v[n].softcap = 30.0f; n++;
+        v[n] = base; v[n].n_batch = 32; v[n].mask_pad = 3; v[n].n_kv = 64; n++;
+        for (int k = 0; k < n; k++) {
+            if (!add_fattn(list, q_types[t], &v[k], BOP_MODE_TEST)) {
                 return false;
             }
         }

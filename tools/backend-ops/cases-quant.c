@@ -1,6 +1,6 @@
 // backend-ops cases: quantized tensors and the mixture-of-experts ops.
 //   MUL_MAT with quantized weights, MUL_MAT_ID (every weight type: F32, F16, BF16 and every
-//   quantized type), ADD_ID, GET_ROWS of quantized rows, CPY of a quantized tensor to F32 and of
+//   quantized type), ADD_ID, OUT_PROD of quantized a, CONCAT of quantized tensors, GET_ROWS of quantized rows, CPY of a quantized tensor to F32 and of
 //   F32 into every type with a quantizer, SET_ROWS into a quantized tensor, DUP of a quantized
 //   tensor and CONT of a permuted one (whole blocks moved).
 // Quantized inputs are random F32 quantized with the type's reference quantizer (data.c); the
@@ -211,6 +211,16 @@ static struct ggml_tensor * build_qdup(struct bop_graph * g, const struct bop_ca
     return p != NULL ? ggml_cont(g->ctx, p) : NULL;
 }
 
+// CPY of a quantized tensor into the same type, the source permuted [0,3,1,2] and the destination
+// [0,2,1,3] (the family's case: the shapes differ, the blocks move in row-major order)
+static struct ggml_tensor * build_qcpy_perm(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * ap = a != NULL ? ggml_permute(g->ctx, a, 0, 3, 1, 2) : NULL;
+    struct ggml_tensor * d = ap != NULL ? ggml_new_tensor(g->ctx, c->t[0], 4, ap->ne) : NULL;
+    struct ggml_tensor * dp = d != NULL ? ggml_permute(g->ctx, d, 0, 2, 1, 3) : NULL;
+    return dp != NULL ? ggml_cpy(g->ctx, ap, dp) : NULL;
+}
+
 static bool cases_qstore(struct bop_cases * list, const enum ggml_type * types, int n_types) {
     for (int ti = 3; ti < n_types; ti++) {
         const enum ggml_type t = types[ti];
@@ -225,6 +235,15 @@ static bool cases_qstore(struct bop_cases * list, const enum ggml_type * types, 
             memcpy(c->ne[0], na, sizeof(na));
             c->i[0] = mode;
         }
+        const int64_t np[4] = { ggml_blck_size(t)*(1 + ti % 3), 2, 3, 4 };
+        struct bop_case * cp = bops_add(list, ggml_op_name(GGML_OP_CPY), build_qcpy_perm,
+                "type_src=%s,type_dst=%s,ne_src=%s,permute_src=[0,3,1,2],permute_dst=[0,2,1,3]", bops_tname(t), bops_tname(t),
+                bops_ne_str(np));
+        if (cp == NULL) {
+            return false;
+        }
+        cp->t[0] = t;
+        memcpy(cp->ne[0], np, sizeof(np));
         if (ggml_get_type_traits(t)->from_float_ref == NULL) {
             continue; // no quantizer: nothing is stored into this type
         }
@@ -297,9 +316,88 @@ static bool cases_qrows(struct bop_cases * list, const enum ggml_type * types, i
     return true;
 }
 
+//
+// OUT_PROD of a quantized a = t[0] ne[0] ([m, k, a2, a3], rows of whole blocks) and F32 b = ne[1]
+// ([n, k, b2, b3]; i[1]: its layout), as training through quantized weights computes it
+//
+
+static struct ggml_tensor * build_qout_prod(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = bops_input(g, GGML_TYPE_F32, c->ne[1], (enum bop_layout) c->i[1], BOP_FILL_UNIFORM, c->lo, c->hi);
+    return a != NULL && b != NULL ? ggml_out_prod(g->ctx, a, b) : NULL;
+}
+
+static bool cases_qout_prod(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    // m, k, n, a's batch, b's batch (a broadcast over b's), b's layout
+    static const struct { int64_t m, k, n, a2, a3, b2, b3; enum bop_layout lb; } sh[] = {
+        { 256, 1, 1, 1, 1, 1, 1, BOP_LAYOUT_CONT }, { 256, 16, 33, 2, 1, 2, 1, BOP_LAYOUT_CONT },
+        { 512, 7, 5, 2, 1, 4, 2, BOP_LAYOUT_CONT }, { 256, 9, 40, 1, 1, 1, 1, BOP_LAYOUT_TRANS },
+    };
+    const int ns = (int) (sizeof(sh)/sizeof(sh[0]));
+    for (int ti = 3; ti < n_types; ti++) {
+        for (int s = 0; s < ns; s++) {
+            if (!sampled(types[ti], ti, s, ns) || sh[s].m % ggml_blck_size(types[ti]) != 0) {
+                continue;
+            }
+            const int64_t na[4] = { sh[s].m, sh[s].k, sh[s].a2, sh[s].a3 };
+            const int64_t nb[4] = { sh[s].n, sh[s].k, sh[s].b2, sh[s].b3 };
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_OUT_PROD), build_qout_prod,
+                    "type_a=%s,type_b=f32,ne_a=%s,ne_b=%s,layout_b=%s", bops_tname(types[ti]), bops_ne_str(na),
+                    bops_ne_str(nb), bops_layout_name(sh[s].lb));
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = types[ti];
+            memcpy(c->ne[0], na, sizeof(na));
+            memcpy(c->ne[1], nb, sizeof(nb));
+            c->i[1] = sh[s].lb;
+        }
+    }
+    return true;
+}
+
+//
+// CONCAT of two quantized tensors of the same type: a = ne[0], b = ne[1] along dim i[0], b's
+// layout i[1] (contiguous or dims 1 and 2 swapped); the blocks are copied
+//
+
+static struct ggml_tensor * build_qconcat(struct bop_graph * g, const struct bop_case * c) {
+    struct ggml_tensor * a = bops_input(g, c->t[0], c->ne[0], BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, c->lo, c->hi);
+    struct ggml_tensor * b = bops_input(g, c->t[0], c->ne[1], (enum bop_layout) c->i[1], BOP_FILL_UNIFORM, c->lo, c->hi);
+    return a != NULL && b != NULL ? ggml_concat(g->ctx, a, b, (int) c->i[0]) : NULL;
+}
+
+static bool cases_qconcat(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    for (int ti = 3; ti < n_types; ti++) {
+        const int64_t bs = ggml_blck_size(types[ti]);
+        for (int dim = 0; dim < 4; dim++) {
+            if (!sampled(types[ti], ti, dim, 4) && dim != (ti + 1) % 4) {
+                continue;
+            }
+            const int64_t na[4] = { 2*bs, 3, 2, 2 };
+            int64_t nb[4] = { 2*bs, 3, 2, 2 };
+            nb[dim] = dim == 0 ? bs : dim + 1;
+            const enum bop_layout lb = (ti + dim) % 2 ? BOP_LAYOUT_PERM : BOP_LAYOUT_CONT;
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_CONCAT), build_qconcat,
+                    "type=%s,ne_a=%s,ne_b=%s,dim=%d,layout_b=%s", bops_tname(types[ti]), bops_ne_str(na), bops_ne_str(nb), dim,
+                    bops_layout_name(lb));
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = types[ti];
+            memcpy(c->ne[0], na, sizeof(na));
+            memcpy(c->ne[1], nb, sizeof(nb));
+            c->i[0] = dim;
+            c->i[1] = lb;
+        }
+    }
+    return true;
+}
+
 bool bops_cases_quant(struct bop_cases * list) {
     enum ggml_type types[GGML_TYPE_COUNT + 3];
     const int n_types = weight_types(types);
     return cases_qmatmul(list, types, n_types) && cases_mul_mat_id(list, types, n_types) && cases_add_id(list) &&
-           cases_qrows(list, types, n_types) && cases_qstore(list, types, n_types);
+           cases_qrows(list, types, n_types) && cases_qstore(list, types, n_types) && cases_qout_prod(list, types, n_types) &&
+           cases_qconcat(list, types, n_types);
 }

@@ -77,7 +77,7 @@ static bool cases_unary(struct bop_cases * list) {
 
 //
 // GLU: t[0] type; ne[0] = shape of the result; i[0] = glu op, i[1] = swapped, i[2] = split form,
-// i[3] = layout of the inputs; SWIGLU_OAI: f[0] = alpha, f[1] = limit
+// i[3] = layout of the inputs, i[4] = 1: a's rows one element longer (odd); SWIGLU_OAI: f[0] = alpha, f[1] = limit
 //
 
 static struct ggml_tensor * build_glu(struct bop_graph * g, const struct bop_case * c) {
@@ -92,7 +92,7 @@ static struct ggml_tensor * build_glu(struct bop_graph * g, const struct bop_cas
         }
         t = ggml_glu_split(g->ctx, a, b, op);
     } else {
-        const int64_t ne[4] = { 2*c->ne[0][0], c->ne[0][1], c->ne[0][2], c->ne[0][3] };
+        const int64_t ne[4] = { 2*c->ne[0][0] + c->i[4], c->ne[0][1], c->ne[0][2], c->ne[0][3] };
         struct ggml_tensor * a = bops_input(g, c->t[0], ne, layout, BOP_FILL_UNIFORM, c->lo, c->hi);
         if (a == NULL) {
             return NULL;
@@ -128,6 +128,19 @@ static bool add_glu(struct bop_cases * list, enum ggml_glu_op op, enum ggml_type
     return true;
 }
 
+// rows of odd length (the family's [5, 7, 11, 13]): the last element of a row is in neither half
+static bool add_glu_odd(struct bop_cases * list, enum ggml_glu_op op, enum ggml_type type, bool swapped) {
+    static const int64_t ne[4] = { 2, 7, 11, 13 };
+    if (!add_glu(list, op, type, ne, swapped, false, BOP_LAYOUT_CONT)) {
+        return false;
+    }
+    struct bop_case * c = &list->v[list->n - 1];
+    c->i[4] = 1;
+    snprintf(c->params, sizeof(c->params), "type=%s,ne_a=[5,7,11,13],%s,layout=cont%s", bops_tname(type),
+             swapped ? "swapped" : "fused", op == GGML_GLU_OP_SWIGLU_OAI ? ",alpha=1.702,limit=1.5" : "");
+    return true;
+}
+
 static bool cases_glu(struct bop_cases * list) {
     static const int64_t shapes[][4] = { { 64, 5, 3, 2 }, { 7, 3, 1, 1 }, { 1029, 2, 1, 1 } };
     for (int op = 0; op < GGML_GLU_OP_COUNT; op++) {
@@ -145,6 +158,10 @@ static bool cases_glu(struct bop_cases * list) {
         if (!add_glu(list, (enum ggml_glu_op) op, GGML_TYPE_F32, shapes[0], false, false, BOP_LAYOUT_ROWS) ||
             !add_glu(list, (enum ggml_glu_op) op, GGML_TYPE_F32, shapes[0], true, false, BOP_LAYOUT_ROWS) ||
             !add_glu(list, (enum ggml_glu_op) op, GGML_TYPE_F16, shapes[0], false, true, BOP_LAYOUT_ROWS)) {
+            return false;
+        }
+        if (!add_glu_odd(list, (enum ggml_glu_op) op, GGML_TYPE_F32, false) ||
+            !add_glu_odd(list, (enum ggml_glu_op) op, GGML_TYPE_F16, true)) {
             return false;
         }
     }

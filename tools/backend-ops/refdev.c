@@ -117,8 +117,30 @@ static double * ref_unrounded(const struct ggml_tensor * node) {
     return v;
 }
 
+// Row (i1, i2, i3) of a quantized CONCAT result as the blocks of its sources (whose rows are whole
+// contiguous blocks: the reference admits nothing else for a quantized CONCAT).
+static void ref_concat_row(const struct ggml_tensor * node, int64_t i1, int64_t i2, int64_t i3, char * dst) {
+    const struct ggml_tensor * a = node->src[0];
+    const struct ggml_tensor * b = node->src[1];
+    int32_t dim;
+    memcpy(&dim, node->op_params, sizeof(dim));
+    int64_t idx[4] = { 0, i1, i2, i3 };
+    if (dim == 0) {
+        const size_t ra = ggml_row_size(a->type, a->ne[0]);
+        memcpy(dst, (const char *) a->data + i1*a->nb[1] + i2*a->nb[2] + i3*a->nb[3], ra);
+        memcpy(dst + ra, (const char *) b->data + i1*b->nb[1] + i2*b->nb[2] + i3*b->nb[3], ggml_row_size(b->type, b->ne[0]));
+        return;
+    }
+    const struct ggml_tensor * s = a;
+    if (idx[dim] >= a->ne[dim]) {
+        idx[dim] -= a->ne[dim];
+        s = b;
+    }
+    memcpy(dst, (const char *) s->data + idx[1]*s->nb[1] + idx[2]*s->nb[2] + idx[3]*s->nb[3], ggml_row_size(s->type, s->ne[0]));
+}
+
 // Stores the first n_store values v of a quantized result (row-major) as its type stores them,
-// row by row: a copy from the same type copies the source row's blocks; a row whose blocks
+// row by row: a copy from the same type copies the source row's blocks (CONCAT: its sources'); a row whose blocks
 // already hold v is left alone (the rows SET_ROWS does not write); any other row is quantized
 // from its unrounded values with the type's reference quantizer, as the reference rounds it.
 // Faulty values (which no longer match) are quantized as they are, or, for a same-type copy,
@@ -130,8 +152,9 @@ static bool ref_store_quantized(struct ggml_tensor * node, const double * v, int
     if (n0 <= 0 || tr->to_float == NULL || node->nb[0] != tr->type_size) {
         return false;
     }
-    const bool same = src != NULL && src->type == node->type && src->ne[0] == n0 && src->nb[0] == tr->type_size &&
-                      (node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY);
+    const bool concat = node->op == GGML_OP_CONCAT;
+    const bool same = concat || (src != NULL && src->type == node->type && src->ne[0] == n0 && src->nb[0] == tr->type_size &&
+                      (node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY));
     double * u = same ? NULL : ref_unrounded(node);
     float * f = malloc(sizeof(float) * (size_t) n0 * 3);
     if (f == NULL || (!same && u == NULL)) {
@@ -147,7 +170,9 @@ static bool ref_store_quantized(struct ggml_tensor * node, const double * v, int
         int64_t i0, i1, i2, i3;
         ggml_unravel_index(node, r*n0, &i0, &i1, &i2, &i3);
         char * dst = (char *) node->data + i1*node->nb[1] + i2*node->nb[2] + i3*node->nb[3];
-        if (same) {
+        if (concat) {
+            ref_concat_row(node, i1, i2, i3, dst);
+        } else if (same) {
             ggml_unravel_index(src, r*n0, &i0, &i1, &i2, &i3);
             memcpy(dst, (const char *) src->data + i1*src->nb[1] + i2*src->nb[2] + i3*src->nb[3], row_bytes);
         }

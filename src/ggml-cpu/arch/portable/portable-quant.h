@@ -15,6 +15,7 @@ GGML_CPU_Q_DECL(q2_K) GGML_CPU_Q_DECL(q3_K) GGML_CPU_Q_DECL(q4_K) GGML_CPU_Q_DEC
 GGML_CPU_Q_DECL(iq2_xxs) GGML_CPU_Q_DECL(iq2_xs) GGML_CPU_Q_DECL(iq2_s) GGML_CPU_Q_DECL(iq3_xxs) GGML_CPU_Q_DECL(iq3_s)
 GGML_CPU_Q_DECL(iq1_s) GGML_CPU_Q_DECL(iq1_m) GGML_CPU_Q_DECL(iq4_nl) GGML_CPU_Q_DECL(iq4_xs)
 GGML_CPU_Q_DECL(tq1_0) GGML_CPU_Q_DECL(tq2_0) GGML_CPU_Q_DECL(mxfp4) GGML_CPU_Q_DECL(nvfp4)
+GGML_CPU_Q_DECL(q1_0) GGML_CPU_Q_DECL(q2_0)
 #undef GGML_CPU_Q_DECL
 
 void ggml_cpu_q_from_float_q8_0(const float * x, void * y, int64_t k);
@@ -39,4 +40,5 @@ void ggml_cpu_q_from_float_q8_K(const float * x, void * y, int64_t k);
     GGML_CPU_Q_SLOT(IQ4_NL, iq4_nl, Q8_0), GGML_CPU_Q_SLOT(IQ4_XS, iq4_xs, Q8_K), \
     GGML_CPU_Q_SLOT(TQ1_0, tq1_0, Q8_K), GGML_CPU_Q_SLOT(TQ2_0, tq2_0, Q8_K), \
     GGML_CPU_Q_SLOT(MXFP4, mxfp4, Q8_0), GGML_CPU_Q_SLOT(NVFP4, nvfp4, Q8_0), \
+    GGML_CPU_Q_SLOT(Q1_0, q1_0, Q8_0), GGML_CPU_Q_SLOT(Q2_0, q2_0, Q8_0), \
 }

@@ -23,6 +23,8 @@ GGML_CPU_Q_DECL_AVX2(q5_K) GGML_CPU_Q_DECL_AVX2(iq4_xs) GGML_CPU_Q_DECL_AVX2(q2_
 GGML_CPU_Q_DECL_AVX2(q3_K) GGML_CPU_Q_DECL_AVX2(iq2_xxs) GGML_CPU_Q_DECL_AVX2(iq2_xs) GGML_CPU_Q_DECL_AVX2(iq2_s)
 GGML_CPU_Q_DECL_AVX2(iq3_xxs) GGML_CPU_Q_DECL_AVX2(iq3_s) GGML_CPU_Q_DECL_AVX2(iq1_s) GGML_CPU_Q_DECL_AVX2(iq1_m)
 GGML_CPU_Q_DECL_AVX2(tq1_0) GGML_CPU_Q_DECL_AVX2(tq2_0) GGML_CPU_Q_DECL_AVX2(mxfp4) GGML_CPU_Q_DECL_AVX2(nvfp4)
+// avx2-quant-q1q2.c
+GGML_CPU_Q_DECL_AVX2(q1_0) GGML_CPU_Q_DECL_AVX2(q2_0)
 #undef GGML_CPU_Q_DECL_AVX2
 
 // activation quantizers (avx2-quant-q8.c): bytes equal to quantize_row_q8_{0,1,K}_ref
@@ -70,6 +72,8 @@ GGML_CPU_QG_DECL_AVX2(iq4_nl) GGML_CPU_QG_DECL_AVX2(q8_0) GGML_CPU_QG_DECL_AVX2(
     [GGML_TYPE_TQ2_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq2_0_avx2, NULL }, \
     [GGML_TYPE_MXFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_avx2, NULL }, \
     [GGML_TYPE_NVFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_nvfp4_avx2, NULL }, \
+    [GGML_TYPE_Q1_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q1_0_avx2, NULL }, \
+    [GGML_TYPE_Q2_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q2_0_avx2, NULL }, \
     [GGML_TYPE_Q8_1]    = { GGML_TYPE_Q8_1, NULL, ggml_cpu_q_from_float_q8_1_avx2 }, \
     [GGML_TYPE_Q8_K]    = { GGML_TYPE_Q8_K, NULL, ggml_cpu_q_from_float_q8_K_avx2 }, \
 }
