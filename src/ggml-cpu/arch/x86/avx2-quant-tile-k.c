@@ -293,7 +293,7 @@ QTK_INLINE void qtk_gemv(enum qtk_kind k, int n, float * s, const char * x, size
         qtk_tile(kind, n, s, bs, x, bx, y, by, nr, nc); \
     }
 
-// Q6_K and IQ4_XS only: for Q4_K and Q5_K the 4 x 1 tile decoded as fast (docs/cpu-kernels.md)
+// Q6_K and IQ4_XS only (Q4_K and Q5_K: avx2-quant-gemv-k.c)
 #define QTK_DEFINE_GEMV(name, kind) \
     GGML_TARGET_AVX2 void ggml_cpu_q_gemv_##name##_avx2(int n, float * s, const void * x, size_t bx, const void * y, \
             int nr) { \

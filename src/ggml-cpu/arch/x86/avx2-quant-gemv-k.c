@@ -1,0 +1,151 @@
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K and Q5_K: s[r] = dot(weight row r, one Q8_K
+// activation row) for any number of rows.
+//
+// The register tiles' 1 x 1 body took 13.5 ns per Q4_K super-block (~33 cycles) on the AVX2 EPYC of
+// this machine with its rows in L2, compute-bound below the memory read; this kernel 7.8 ns (Q5_K:
+// 12.8 -> 9.8 ns). Per super-block and row:
+//   - the 12 scale bytes are unpacked to 8 scales and 8 mins in a vector register (two dword
+//     shuffles, a variable shift, masks), with no store and reload through memory;
+//   - a sub-block's scale reaches its 16 int16 products by one byte shuffle of the broadcast scales;
+//     the mins meet Q8_K's 16 bsums in one madd (each min repeated for its two halves);
+//   - Q5_K's fifth bit of sub-block j is bit j of qh moved to bit 4 by one 16-bit shift (bits that
+//     cross a byte land outside the 0x10 mask) and one and;
+//   - the float work is two conversions, one multiply and two fma per super-block.
+// The rows are taken QGK_STREAMS at a time from QGK_STREAMS equal, distant runs of the call's rows
+// (row i of each run), in lockstep by super-block: one core draws more bandwidth from several
+// distant streams than from one (bench/quant-matmul's reference read), and the activation loads
+// are shared by the rows.
+
+#include "avx2-quant.h"
+#include "ggml-impl.h"
+#include "ggml-quants.h"
+
+#if GGML_CPU_X86
+
+#include <immintrin.h>
+#include <string.h>
+
+enum qgk_kind { QGK_Q4_K, QGK_Q5_K };
+
+#define QGK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+
+// distant row runs read in lockstep (1 thread, process CPU time, K = 4096, N = 14336, Q4_K / Q5_K:
+// 1 stream 10.5 / 11 GB/s, 2 streams 14 / 14, 4 streams 15 / 15, 8 streams 14 / 13; a software
+// prefetch made 1 stream faster, 13 GB/s, and 4 streams no faster)
+#define QGK_STREAMS 4
+
+QGK_INLINE __m256i qgk_load(const void * p) {
+    return _mm256_loadu_si256((const __m256i *)(const void *) p);
+}
+
+QGK_INLINE float qgk_hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// the 12 scale bytes (as dwords u0, u1, u2 of a 16-byte load) to [8 scales | 8 mins] bytes:
+// scales 0..3 = u0 & 0x3F, 4..7 = (u2 & 0x0F) | (u0 >> 2 & 0x30); mins 0..3 = u1 & 0x3F,
+// 4..7 = (u2 >> 4 & 0x0F) | (u1 >> 2 & 0x30)
+QGK_INLINE __m128i qgk_scales(const uint8_t * q) {
+    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *) q);
+    const __m128i p = _mm_shuffle_epi32(a, _MM_SHUFFLE(2, 1, 2, 0)); // u0 u2 u1 u2
+    const __m128i h = _mm_shuffle_epi32(a, _MM_SHUFFLE(1, 1, 0, 0)); // u0 u0 u1 u1
+    const __m128i lo = _mm_and_si128(_mm_srlv_epi32(p, _mm_setr_epi32(0, 0, 0, 4)),
+                                     _mm_setr_epi32(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F));
+    const __m128i hi = _mm_and_si128(_mm_srli_epi32(h, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+    return _mm_or_si128(lo, hi);
+}
+
+// R rows (x, x + stride, ...) against y, nb super-blocks each; out[r] their dots
+QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
+        float * out) {
+    const size_t xsz = k == QGK_Q4_K ? sizeof(block_q4_K) : sizeof(block_q5_K);
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i m5 = _mm256_set1_epi8(0x10);
+    const __m128i dup = _mm_setr_epi8(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const char * xb = x + (size_t) r*stride + (size_t) i*xsz;
+            const uint8_t * scb = k == QGK_Q4_K ? ((const block_q4_K *) xb)->scales : ((const block_q5_K *) xb)->scales;
+            const uint8_t * qs  = k == QGK_Q4_K ? ((const block_q4_K *) xb)->qs : ((const block_q5_K *) xb)->qs;
+            const __m128i sm = qgk_scales(scb);
+            const __m256i sc = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
+            const __m256i mn = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm, dup));
+            __m256i qh = _mm256_setzero_si256();
+            if (k == QGK_Q5_K) {
+                qh = qgk_load(((const block_q5_K *) xb)->qh);
+            }
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (int j2 = 0; j2 < 4; j2++) {
+                const __m256i q = qgk_load(qs + 32*j2);
+                __m256i lo = _mm256_and_si256(q, m4);
+                __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+                if (k == QGK_Q5_K) {
+                    // bit 2*j2 (2*j2 + 1) of qh to bit 4
+                    const int jl = 2*j2, jh = 2*j2 + 1;
+                    const __m256i bl = jl < 4 ? _mm256_slli_epi16(qh, 4 - jl) : jl > 4 ? _mm256_srli_epi16(qh, jl - 4) : qh;
+                    const __m256i bh = jh < 4 ? _mm256_slli_epi16(qh, 4 - jh) : _mm256_srli_epi16(qh, jh - 4);
+                    lo = _mm256_or_si256(lo, _mm256_and_si256(bl, m5));
+                    hi = _mm256_or_si256(hi, _mm256_and_si256(bh, m5));
+                }
+                const __m256i sl = _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short) (((4*j2 + 1) << 8) | (4*j2))));
+                const __m256i sh = _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short) (((4*j2 + 3) << 8) | (4*j2 + 2))));
+                const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, qgk_load(yb->qs + 64*j2)), sl);
+                const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, qgk_load(yb->qs + 64*j2 + 32)), sh);
+                isum = _mm256_add_epi32(isum, _mm256_add_epi32(pl, ph));
+            }
+            const __m256i mins = _mm256_madd_epi16(mn, bsums);
+            uint32_t dw;
+            memcpy(&dw, xb, sizeof(dw)); // d, dmin
+            const __m128 dd = _mm_cvtph_ps(_mm_cvtsi32_si128((int) dw));
+            const __m256 dv = _mm256_broadcastss_ps(dd);
+            const __m256 mv = _mm256_broadcastss_ps(_mm_movehdup_ps(dd));
+            const __m256 t = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), mv, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), dv));
+            acc[r] = _mm256_fmadd_ps(t, dy, acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
+// rows i, i + q, i + 2q, i + 3q together (q = nr/4), then the last nr % 4 rows one by one
+QGK_INLINE void qgk_gemv(enum qgk_kind k, int n, float * s, const char * x, size_t bx, const void * vy, int nr) {
+    const block_q8_K * y = vy;
+    const int nb = n/QK_K;
+    const int q = nr/QGK_STREAMS;
+    for (int i = 0; i < q; i++) {
+        float t[QGK_STREAMS];
+        qgk_rows(k, QGK_STREAMS, nb, x + (size_t) i*bx, (size_t) q*bx, y, t);
+        for (int r = 0; r < QGK_STREAMS; r++) {
+            s[i + r*q] = t[r];
+        }
+    }
+    for (int r = QGK_STREAMS*q; r < nr; r++) {
+        qgk_rows(k, 1, nb, x + (size_t) r*bx, bx, y, s + r);
+    }
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q4_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q4_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q5_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q5_K, n, s, x, bx, y, nr);
+}
+
+#else
+
+typedef int ggml_avx2_quant_gemv_k_unused;
+
+#endif // GGML_CPU_X86
