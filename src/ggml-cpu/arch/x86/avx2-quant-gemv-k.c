@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K and Q5_K: s[r] = dot(weight row r, one Q8_K
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K, Q5_K and Q2_K: s[r] = dot(weight row r, one Q8_K
 // activation row) for any number of rows.
 //
 // The register tiles' 1 x 1 body took 13.5 ns per Q4_K super-block (~33 cycles) on the AVX2 EPYC of
@@ -25,7 +25,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-enum qgk_kind { QGK_Q4_K, QGK_Q5_K };
+enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K };
 
 #define QGK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
 
@@ -119,6 +119,65 @@ QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t 
     }
 }
 
+// Q2_K: R rows against y. Half n (qs bytes 32n ..) and shift 2j hold 32 levels meeting activation
+// bytes 128n + 32j ..; their first 16 take scale byte 8n + 2j, the others 8n + 2j + 1 (low nibble:
+// scale, high nibble: min, the min of each 16 meeting its Q8_K bsum). The scale of a maddubs
+// result's two 128-bit lanes comes from one byte shuffle of the 16 scales (zero high bytes).
+QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m2 = _mm256_set1_epi8(3);
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const block_q2_K * xb = (const block_q2_K *)(const void *) (x + (size_t) r*stride) + i;
+            const __m128i scm = _mm_loadu_si128((const __m128i *)(const void *) xb->scales);
+            const __m256i sc = _mm256_broadcastsi128_si256(_mm_and_si128(scm, m4));
+            const __m256i mn = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(scm, 4), m4));
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int n = 0; n < 2; n++) {
+                const __m256i q = qgk_load(xb->qs + 32*n);
+#pragma GCC unroll 4
+                for (int j = 0; j < 4; j++) {
+                    const __m256i u = _mm256_and_si256(j == 0 ? q : _mm256_srli_epi16(q, 2*j), m2);
+                    const int is = 8*n + 2*j;
+                    const __m256i sj = _mm256_shuffle_epi8(sc, _mm256_setr_epi8(
+                            is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1,
+                            is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1));
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*n + 32*j)), sj);
+                    isum = _mm256_add_epi32(isum, p);
+                }
+            }
+            const __m256i mins = _mm256_madd_epi16(mn, bsums);
+            uint32_t dw;
+            memcpy(&dw, &xb->d, sizeof(dw)); // d, dmin
+            const __m128 dd = _mm_cvtph_ps(_mm_cvtsi32_si128((int) dw));
+            const __m256 dv = _mm256_broadcastss_ps(dd);
+            const __m256 mv = _mm256_broadcastss_ps(_mm_movehdup_ps(dd));
+            const __m256 t = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), mv, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), dv));
+            acc[r] = _mm256_fmadd_ps(t, dy, acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
+QGK_INLINE void qgk_any_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
+        float * out) {
+    if (k == QGK_Q2_K) {
+        qgk_rows_q2(R, nb, x, stride, y, out);
+    } else {
+        qgk_rows(k, R, nb, x, stride, y, out);
+    }
+}
+
 // rows i, i + q, i + 2q, i + 3q together (q = nr/4), then the last nr % 4 rows one by one
 QGK_INLINE void qgk_gemv(enum qgk_kind k, int n, float * s, const char * x, size_t bx, const void * vy, int nr) {
     const block_q8_K * y = vy;
@@ -126,13 +185,13 @@ QGK_INLINE void qgk_gemv(enum qgk_kind k, int n, float * s, const char * x, size
     const int q = nr/QGK_STREAMS;
     for (int i = 0; i < q; i++) {
         float t[QGK_STREAMS];
-        qgk_rows(k, QGK_STREAMS, nb, x + (size_t) i*bx, (size_t) q*bx, y, t);
+        qgk_any_rows(k, QGK_STREAMS, nb, x + (size_t) i*bx, (size_t) q*bx, y, t);
         for (int r = 0; r < QGK_STREAMS; r++) {
             s[i + r*q] = t[r];
         }
     }
     for (int r = QGK_STREAMS*q; r < nr; r++) {
-        qgk_rows(k, 1, nb, x + (size_t) r*bx, bx, y, s + r);
+        qgk_any_rows(k, 1, nb, x + (size_t) r*bx, bx, y, s + r);
     }
 }
 
@@ -142,6 +201,10 @@ GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q4_K_avx2(int n, float * s, const void * x
 
 GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q5_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
     qgk_gemv(QGK_Q5_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q2_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q2_K, n, s, x, bx, y, nr);
 }
 
 #else
