@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K, Q5_K and Q2_K: s[r] = dot(weight row r, one Q8_K
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K, Q5_K, Q2_K and Q3_K: s[r] = dot(weight row r, one Q8_K
 // activation row) for any number of rows.
 //
 // The register tiles' 1 x 1 body took 13.5 ns per Q4_K super-block (~33 cycles) on the AVX2 EPYC of
@@ -25,7 +25,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K };
+enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K };
 
 #define QGK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
 
@@ -169,10 +169,72 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
     }
 }
 
+// Q3_K: R rows against y. Levels v = low2 + 4*hbit - 4 are taken as u = low2 | hbit << 2 (0..7),
+// the -4 being -4 * sum_k sc_k * bsum_k, one madd of the 16 signed scales with Q8_K's bsums. Half n
+// and shift 2j as Q2_K (activation bytes 128n + 32j .., scales 8n + 2j and + 1 for the two 16s);
+// the high bit is bit 4n + j of the hmask bytes, moved to bit 2 by one 16-bit shift (bits crossing
+// a byte land outside the 0x04 mask). Scale k (6 bits, -32): low nibble of byte k (k < 8) or high
+// nibble of byte k - 8, bits 2(k/4) .. of byte 8 + k%4.
+QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m2 = _mm256_set1_epi8(3);
+    const __m256i m3 = _mm256_set1_epi8(4);
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const block_q3_K * xb = (const block_q3_K *)(const void *) (x + (size_t) r*stride) + i;
+            const __m128i l8 = _mm_loadl_epi64((const __m128i *)(const void *) xb->scales);
+            const __m128i lo = _mm_unpacklo_epi64(_mm_and_si128(l8, m4), _mm_and_si128(_mm_srli_epi16(l8, 4), m4));
+            uint32_t h4;
+            memcpy(&h4, xb->scales + 8, sizeof(h4));
+            const __m128i hi = _mm_and_si128(_mm_srlv_epi32(_mm_set1_epi32((int) h4), _mm_setr_epi32(0, 2, 4, 6)),
+                                             _mm_set1_epi8(3));
+            const __m128i sc8 = _mm_sub_epi8(_mm_or_si128(lo, _mm_slli_epi16(hi, 4)), _mm_set1_epi8(32));
+            const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
+            const __m256i sa = _mm256_permute2x128_si256(sc16, sc16, 0x00); // scales 0..7 in both lanes
+            const __m256i sb = _mm256_permute2x128_si256(sc16, sc16, 0x11); // scales 8..15
+            const __m256i hm = qgk_load(xb->hmask);
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int n = 0; n < 2; n++) {
+                const __m256i q = qgk_load(xb->qs + 32*n);
+#pragma GCC unroll 4
+                for (int j = 0; j < 4; j++) {
+                    const int b = 4*n + j; // the hmask bit
+                    const __m256i hb = b < 2 ? _mm256_slli_epi16(hm, 2 - b) : b > 2 ? _mm256_srli_epi16(hm, b - 2) : hm;
+                    const __m256i u = _mm256_or_si256(_mm256_and_si256(j == 0 ? q : _mm256_srli_epi16(q, 2*j), m2),
+                                                      _mm256_and_si256(hb, m3));
+                    const int w = 2*j; // word of the lane's scale in sa (n = 0) or sb (n = 1)
+                    const __m256i sj = _mm256_shuffle_epi8(n == 0 ? sa : sb, _mm256_setr_epi8(
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1,
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3,
+                            2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3));
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*n + 32*j)), sj);
+                    isum = _mm256_add_epi32(isum, p);
+                }
+            }
+            isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 2));
+            const float d = _cvtsh_ss(xb->d);
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_set1_ps(d), dy), acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
 QGK_INLINE void qgk_any_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
         float * out) {
     if (k == QGK_Q2_K) {
         qgk_rows_q2(R, nb, x, stride, y, out);
+    } else if (k == QGK_Q3_K) {
+        qgk_rows_q3(R, nb, x, stride, y, out);
     } else {
         qgk_rows(k, R, nb, x, stride, y, out);
     }
@@ -205,6 +267,10 @@ GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q5_K_avx2(int n, float * s, const void * x
 
 GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q2_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
     qgk_gemv(QGK_Q2_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q3_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q3_K, n, s, x, bx, y, nr);
 }
 
 #else
