@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K, Q5_K, Q2_K and Q3_K: s[r] = dot(weight row r, one Q8_K
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K, Q5_K, Q2_K, Q3_K and IQ4_XS: s[r] = dot(weight row r, one Q8_K
 // activation row) for any number of rows.
 //
 // The register tiles' 1 x 1 body took 13.5 ns per Q4_K super-block (~33 cycles) on the AVX2 EPYC of
@@ -19,13 +19,14 @@
 #include "avx2-quant.h"
 #include "ggml-impl.h"
 #include "ggml-quants.h"
+#include "ggml-quants-tables.h"
 
 #if GGML_CPU_X86
 
 #include <immintrin.h>
 #include <string.h>
 
-enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K };
+enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K, QGK_IQ4_XS };
 
 #define QGK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
 
@@ -229,12 +230,71 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
     }
 }
 
+// IQ4_XS: R rows against y. Sub-blocks 2m and 2m + 1 are the 32 qs bytes 32m ..: low nibbles
+// elements 0..15 of each, high nibbles 16..31, so the activations of the pair are regrouped once per
+// super-block (shared by the R rows) into [0..15 of both | 16..31 of both]; the levels are looked
+// up with a byte shuffle and multiplied as |v| with the activations carrying v's sign. Scale j:
+// nibble j of scales_l with bits 2j, 2j + 1 of scales_h above it, minus 32 (bits of scales_h
+// moved to the top of a word by a multiply, then down).
+QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
+    const __m256i kv = _mm256_broadcastsi128_si256(v128);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        __m256i al[4], ah[4];
+        for (int m = 0; m < 4; m++) {
+            const __m256i a0 = qgk_load(yb->qs + 64*m), a1 = qgk_load(yb->qs + 64*m + 32);
+            al[m] = _mm256_permute2x128_si256(a0, a1, 0x20);
+            ah[m] = _mm256_permute2x128_si256(a0, a1, 0x31);
+        }
+        for (int r = 0; r < R; r++) {
+            const block_iq4_xs * xb = (const block_iq4_xs *)(const void *) (x + (size_t) r*stride) + i;
+            const __m128i v = _mm_loadl_epi64((const __m128i *)(const void *) xb); // d, scales_h, scales_l
+            const __m128i l4 = _mm_srli_si128(v, 4);
+            const __m128i m4x = _mm_set1_epi8(0x0F);
+            const __m128i lo = _mm_unpacklo_epi8(_mm_and_si128(l4, m4x), _mm_and_si128(_mm_srli_epi16(l4, 4), m4x));
+            const __m128i hw = _mm_shuffle_epi8(v, _mm_setr_epi8(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
+            const __m128i hi = _mm_srli_epi16(_mm_mullo_epi16(hw, _mm_setr_epi16(1 << 14, 1 << 12, 1 << 10, 1 << 8,
+                                                                                  1 << 6, 1 << 4, 1 << 2, 1)), 14);
+            const __m128i sc = _mm_sub_epi16(_mm_or_si128(_mm_cvtepu8_epi16(lo), _mm_slli_epi16(hi, 4)), _mm_set1_epi16(32));
+            const __m256i scb = _mm256_broadcastsi128_si256(sc);
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (int m = 0; m < 4; m++) {
+                const __m256i q = qgk_load(xb->qs + 32*m);
+                const __m256i vl = _mm256_shuffle_epi8(kv, _mm256_and_si256(q, m4));
+                const __m256i vh = _mm256_shuffle_epi8(kv, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+                const __m256i sm = _mm256_shuffle_epi8(scb, _mm256_setr_epi8(
+                        4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1,
+                        4*m, 4*m + 1, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2,
+                        4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3));
+                const __m256i pl = _mm256_maddubs_epi16(_mm256_sign_epi8(vl, vl), _mm256_sign_epi8(al[m], vl));
+                const __m256i ph = _mm256_maddubs_epi16(_mm256_sign_epi8(vh, vh), _mm256_sign_epi8(ah[m], vh));
+                isum = _mm256_add_epi32(isum, _mm256_add_epi32(_mm256_madd_epi16(pl, sm), _mm256_madd_epi16(ph, sm)));
+            }
+            const __m256 dv = _mm256_broadcastss_ps(_mm_cvtph_ps(v));
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(dv, dy), acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
 QGK_INLINE void qgk_any_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
         float * out) {
     if (k == QGK_Q2_K) {
         qgk_rows_q2(R, nb, x, stride, y, out);
     } else if (k == QGK_Q3_K) {
         qgk_rows_q3(R, nb, x, stride, y, out);
+    } else if (k == QGK_IQ4_XS) {
+        qgk_rows_iq4xs(R, nb, x, stride, y, out);
     } else {
         qgk_rows(k, R, nb, x, stride, y, out);
     }
@@ -271,6 +331,10 @@ GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q2_K_avx2(int n, float * s, const void * x
 
 GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q3_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
     qgk_gemv(QGK_Q3_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_iq4_xs_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_IQ4_XS, n, s, x, bx, y, nr);
 }
 
 #else

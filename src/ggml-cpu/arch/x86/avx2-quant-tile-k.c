@@ -293,7 +293,7 @@ QTK_INLINE void qtk_gemv(enum qtk_kind k, int n, float * s, const char * x, size
         qtk_tile(kind, n, s, bs, x, bx, y, by, nr, nc); \
     }
 
-// Q6_K and IQ4_XS only (Q4_K and Q5_K: avx2-quant-gemv-k.c)
+// Q6_K only (Q2_K .. Q5_K and IQ4_XS: avx2-quant-gemv-k.c)
 #define QTK_DEFINE_GEMV(name, kind) \
     GGML_TARGET_AVX2 void ggml_cpu_q_gemv_##name##_avx2(int n, float * s, const void * x, size_t bx, const void * y, \
             int nr) { \
@@ -305,7 +305,6 @@ QTK_DEFINE(q5_K, QTK_Q5_K)
 QTK_DEFINE(q6_K, QTK_Q6_K)
 QTK_DEFINE(iq4_xs, QTK_IQ4_XS)
 QTK_DEFINE_GEMV(q6_K, QTK_Q6_K)
-QTK_DEFINE_GEMV(iq4_xs, QTK_IQ4_XS)
 
 #else
 
