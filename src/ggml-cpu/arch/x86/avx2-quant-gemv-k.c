@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_K, Q5_K, Q2_K, Q3_K and IQ4_XS: s[r] = dot(weight row r, one Q8_K
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of the K-quants Q2_K .. Q6_K and IQ4_XS: s[r] = dot(weight row r, one Q8_K
 // activation row) for any number of rows.
 //
 // The register tiles' 1 x 1 body took 13.5 ns per Q4_K super-block (~33 cycles) on the AVX2 EPYC of
@@ -26,7 +26,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K, QGK_IQ4_XS };
+enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K, QGK_IQ4_XS, QGK_Q6_K };
 
 #define QGK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
 
@@ -287,12 +287,67 @@ QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, con
     }
 }
 
+// Q6_K: R rows against y. Half h and quarter t (32 levels meeting activation bytes 128h + 32t ..):
+// low nibbles of ql bytes 64h + 32(t & 1) .. (high nibbles for t >= 2) and bits 2t, 2t + 1 of qh
+// bytes 32h .., moved to bits 4, 5 by one 16-bit shift (bits crossing a byte land outside the
+// 0x30 mask); their two 16s take scales 8h + 2t and + 1. Levels are unsigned (0..63); the -32 is
+// -32 * sum_k sc_k * bsum_k, one madd of the 16 signed scales with Q8_K's bsums.
+QGK_INLINE void qgk_rows_q6(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i m6 = _mm256_set1_epi8(0x30);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const block_q6_K * xb = (const block_q6_K *)(const void *) (x + (size_t) r*stride) + i;
+            const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *) xb->scales));
+            const __m256i sa = _mm256_permute2x128_si256(sc16, sc16, 0x00); // scales 0..7 in both lanes
+            const __m256i sb = _mm256_permute2x128_si256(sc16, sc16, 0x11); // scales 8..15
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; h++) {
+                const __m256i q0 = qgk_load(xb->ql + 64*h);
+                const __m256i q1 = qgk_load(xb->ql + 64*h + 32);
+                const __m256i qh = qgk_load(xb->qh + 32*h);
+#pragma GCC unroll 4
+                for (int t = 0; t < 4; t++) {
+                    const __m256i ql = t & 1 ? q1 : q0;
+                    const __m256i lo = _mm256_and_si256(t >= 2 ? _mm256_srli_epi16(ql, 4) : ql, m4);
+                    const __m256i hb = t == 0 ? _mm256_slli_epi16(qh, 4) : t == 1 ? _mm256_slli_epi16(qh, 2) :
+                                       t == 2 ? qh : _mm256_srli_epi16(qh, 2);
+                    const __m256i u = _mm256_or_si256(lo, _mm256_and_si256(hb, m6));
+                    const int w = 2*t;
+                    const __m256i sj = _mm256_shuffle_epi8(h == 0 ? sa : sb, _mm256_setr_epi8(
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1,
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3,
+                            2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3));
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*h + 32*t)), sj);
+                    isum = _mm256_add_epi32(isum, p);
+                }
+            }
+            isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 5));
+            const float d = _cvtsh_ss(xb->d);
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_set1_ps(d), dy), acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
 QGK_INLINE void qgk_any_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
         float * out) {
     if (k == QGK_Q2_K) {
         qgk_rows_q2(R, nb, x, stride, y, out);
     } else if (k == QGK_Q3_K) {
         qgk_rows_q3(R, nb, x, stride, y, out);
+    } else if (k == QGK_Q6_K) {
+        qgk_rows_q6(R, nb, x, stride, y, out);
     } else if (k == QGK_IQ4_XS) {
         qgk_rows_iq4xs(R, nb, x, stride, y, out);
     } else {
@@ -335,6 +390,10 @@ GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q3_K_avx2(int n, float * s, const void * x
 
 GGML_TARGET_AVX2 void ggml_cpu_q_gemv_iq4_xs_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
     qgk_gemv(QGK_IQ4_XS, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q6_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q6_K, n, s, x, bx, y, nr);
 }
 
 #else

@@ -39,8 +39,7 @@ GGML_CPU_QT_DECL_AVX2(q8_0) GGML_CPU_QT_DECL_AVX2(iq4_nl) GGML_CPU_QT_DECL_AVX2(
 GGML_CPU_QT_DECL_AVX2(q6_K) GGML_CPU_QT_DECL_AVX2(iq4_xs)
 #undef GGML_CPU_QT_DECL_AVX2
 
-// the decode kernels (avx2-quant-gemv.c; Q4_K's and Q5_K's in avx2-quant-gemv-k.c, Q6_K's and IQ4_XS's in
-// avx2-quant-tile-k.c)
+// the decode kernels (avx2-quant-gemv.c; the K-quants' and IQ4_XS's in avx2-quant-gemv-k.c)
 #define GGML_CPU_QG_DECL_AVX2(t) \
     void ggml_cpu_q_gemv_##t##_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr);
 GGML_CPU_QG_DECL_AVX2(q4_0) GGML_CPU_QG_DECL_AVX2(q4_1) GGML_CPU_QG_DECL_AVX2(q5_0) GGML_CPU_QG_DECL_AVX2(q5_1)
