@@ -84,5 +84,8 @@ for t, v in ours.items():
     fm = med(f, 1) if f else float("nan")
     fp = med(f, 2) if f else float("nan")
     star = "*" if v[0][3] else ""
+    if p != p:  # decode only (prompt_N 0)
+        print(f"| {t} | {d:.1f} | {fd:.1f} | {m:.1f} | {d/m:.2f} | {fd/fm:.2f} | - | - | - | - |")
+        continue
     print(f"| {t} | {d:.1f} | {fd:.1f} | {m:.1f} | {d/m:.2f} | {fd/fm:.2f} | {p:.1f}{star} | {p/peak if peak else 0:.2f} | {fp:.1f} | {p/fp:.2f} |")
 EOF
