@@ -1,16 +1,17 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of the K-quants Q2_K .. Q6_K and IQ4_XS: s[r] = dot(weight row r, one Q8_K
-// activation row) for any number of rows.
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of the K-quants Q2_K .. Q6_K and IQ4_XS:
+// s[r] = dot(weight row r, one Q8_K activation row) for any number of rows.
 //
-// The register tiles' 1 x 1 body took 13.5 ns per Q4_K super-block (~33 cycles) on the AVX2 EPYC of
-// this machine with its rows in L2, compute-bound below the memory read; this kernel 7.8 ns (Q5_K:
-// 12.8 -> 9.8 ns). Per super-block and row:
-//   - the 12 scale bytes are unpacked to 8 scales and 8 mins in a vector register (two dword
-//     shuffles, a variable shift, masks), with no store and reload through memory;
-//   - a sub-block's scale reaches its 16 int16 products by one byte shuffle of the broadcast scales;
-//     the mins meet Q8_K's 16 bsums in one madd (each min repeated for its two halves);
-//   - Q5_K's fifth bit of sub-block j is bit j of qh moved to bit 4 by one 16-bit shift (bits that
-//     cross a byte land outside the 0x10 mask) and one and;
-//   - the float work is two conversions, one multiply and two fma per super-block.
+// The register tiles' 1 x 1 body took 12 - 13.5 ns per super-block (Q4_K: ~33 cycles) on the AVX2
+// EPYC of this machine with its rows in L2, compute-bound below the memory read; these kernels
+// 7.8 (Q4_K), 9.8 (Q5_K), 8.8 (Q6_K), 9.0 (IQ4_XS) ns. Per super-block and row:
+//   - the scales are unpacked in vector registers (dword shuffles, variable shifts, masks), with
+//     no store and reload through memory;
+//   - a sub-block's scale reaches its int16 products by one byte shuffle of the broadcast scales;
+//   - the levels are unsigned; mins (Q2_K, Q4_K, Q5_K) and offsets (Q3_K's 4, Q6_K's 32) are one
+//     madd of 16 int16 factors with Q8_K's 16 bsums;
+//   - high bits (Q3_K, Q5_K, Q6_K) reach their place by one 16-bit shift and a mask (bits that
+//     cross a byte land outside the mask);
+//   - the float work is a few conversions and fma per super-block.
 // The rows are taken QGK_STREAMS at a time from QGK_STREAMS equal, distant runs of the call's rows
 // (row i of each run), in lockstep by super-block: one core draws more bandwidth from several
 // distant streams than from one (bench/quant-matmul's reference read), and the activation loads
@@ -59,7 +60,8 @@ QGK_INLINE __m128i qgk_scales(const uint8_t * q) {
     return _mm_or_si128(lo, hi);
 }
 
-// R rows (x, x + stride, ...) against y, nb super-blocks each; out[r] their dots
+// Q4_K / Q5_K: R rows (x, x + stride, ...) against y, nb super-blocks each; out[r] their dots.
+// Q5_K's fifth bit of sub-block j is bit j of qh, moved to bit 4.
 QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
         float * out) {
     const size_t xsz = k == QGK_Q4_K ? sizeof(block_q4_K) : sizeof(block_q5_K);
