@@ -166,7 +166,8 @@ QTK_INLINE __m256i qtk_levels(enum qtk_kind k, const void * blk, const struct qt
     return _mm256_setzero_si256();
 }
 
-// pf > 0 (decode, one row): the rows are one stream, fetched pf bytes ahead of this row's block
+// pf > 0: fetch pf bytes ahead of each row's block (no caller now: the decode kernels of these
+// types are in avx2-quant-gemv-k.c)
 QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_t bs, const char * x, size_t bx,
         const char * y, size_t by, size_t pf) {
     const size_t xsz = qtk_xsize(k);
@@ -279,33 +280,16 @@ QTK_INLINE void qtk_tile(enum qtk_kind k, int n, float * s, size_t bs, const voi
     }
 }
 
-// decode (the gemv slot): the rows one after the other, each a 1 x 1 body, as one contiguous
-// stream with a software prefetch 2 KiB ahead (4 interleaved rows were slower: docs/cpu-kernels.md)
-QTK_INLINE void qtk_gemv(enum qtk_kind k, int n, float * s, const char * x, size_t bx, const char * y, int nr) {
-    for (int r = 0; r < nr; r++) {
-        qtk_body(k, 1, 1, n/QK_K, s + r, 0, x + (size_t) r*bx, bx, y, 0, 2048);
-    }
-}
-
 #define QTK_DEFINE(name, kind) \
     GGML_TARGET_AVX2 void ggml_cpu_q_tile_##name##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, \
             const void * y, size_t by, int nr, int nc) { \
         qtk_tile(kind, n, s, bs, x, bx, y, by, nr, nc); \
     }
 
-// Q6_K and IQ4_XS only: for Q4_K and Q5_K the 4 x 1 tile decoded as fast (docs/cpu-kernels.md)
-#define QTK_DEFINE_GEMV(name, kind) \
-    GGML_TARGET_AVX2 void ggml_cpu_q_gemv_##name##_avx2(int n, float * s, const void * x, size_t bx, const void * y, \
-            int nr) { \
-        qtk_gemv(kind, n, s, x, bx, y, nr); \
-    }
-
 QTK_DEFINE(q4_K, QTK_Q4_K)
 QTK_DEFINE(q5_K, QTK_Q5_K)
 QTK_DEFINE(q6_K, QTK_Q6_K)
 QTK_DEFINE(iq4_xs, QTK_IQ4_XS)
-QTK_DEFINE_GEMV(q6_K, QTK_Q6_K)
-QTK_DEFINE_GEMV(iq4_xs, QTK_IQ4_XS)
 
 #else
 

@@ -41,11 +41,12 @@ GGML_CPU_QT_DECL_AVX2(q8_0) GGML_CPU_QT_DECL_AVX2(iq4_nl) GGML_CPU_QT_DECL_AVX2(
 GGML_CPU_QT_DECL_AVX2(q6_K) GGML_CPU_QT_DECL_AVX2(iq4_xs)
 #undef GGML_CPU_QT_DECL_AVX2
 
-// the decode kernels (avx2-quant-gemv.c; Q6_K's and IQ4_XS's in avx2-quant-tile-k.c)
+// the decode kernels (avx2-quant-gemv.c; the K-quants' and IQ4_XS's in avx2-quant-gemv-k.c)
 #define GGML_CPU_QG_DECL_AVX2(t) \
     void ggml_cpu_q_gemv_##t##_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr);
 GGML_CPU_QG_DECL_AVX2(q4_0) GGML_CPU_QG_DECL_AVX2(q4_1) GGML_CPU_QG_DECL_AVX2(q5_0) GGML_CPU_QG_DECL_AVX2(q5_1)
-GGML_CPU_QG_DECL_AVX2(iq4_nl) GGML_CPU_QG_DECL_AVX2(q8_0) GGML_CPU_QG_DECL_AVX2(q6_K) GGML_CPU_QG_DECL_AVX2(iq4_xs)
+GGML_CPU_QG_DECL_AVX2(iq4_nl) GGML_CPU_QG_DECL_AVX2(q8_0) GGML_CPU_QG_DECL_AVX2(q4_K) GGML_CPU_QG_DECL_AVX2(q5_K)
+GGML_CPU_QG_DECL_AVX2(q2_K) GGML_CPU_QG_DECL_AVX2(q3_K) GGML_CPU_QG_DECL_AVX2(q6_K) GGML_CPU_QG_DECL_AVX2(iq4_xs)
 #undef GGML_CPU_QG_DECL_AVX2
 
 #define GGML_CPU_QUANT_AVX2_SLOTS { \
@@ -55,12 +56,12 @@ GGML_CPU_QG_DECL_AVX2(iq4_nl) GGML_CPU_QG_DECL_AVX2(q8_0) GGML_CPU_QG_DECL_AVX2(
     [GGML_TYPE_Q5_1]   = { GGML_TYPE_Q8_1, ggml_cpu_q_dot_q5_1_avx2, NULL, ggml_cpu_q_tile_q5_1_avx2, ggml_cpu_q_gemv_q5_1_avx2 }, \
     [GGML_TYPE_Q8_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q8_0_avx2, ggml_cpu_q_from_float_q8_0_avx2, ggml_cpu_q_tile_q8_0_avx2, ggml_cpu_q_gemv_q8_0_avx2 }, \
     [GGML_TYPE_IQ4_NL] = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_iq4_nl_avx2, NULL, ggml_cpu_q_tile_iq4_nl_avx2, ggml_cpu_q_gemv_iq4_nl_avx2 }, \
-    [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_avx2, NULL, ggml_cpu_q_tile_q4_K_avx2 }, \
+    [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_avx2, NULL, ggml_cpu_q_tile_q4_K_avx2, ggml_cpu_q_gemv_q4_K_avx2 }, \
     [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_avx2, NULL, ggml_cpu_q_tile_q6_K_avx2, ggml_cpu_q_gemv_q6_K_avx2 }, \
-    [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_avx2, NULL, ggml_cpu_q_tile_q5_K_avx2 }, \
+    [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_avx2, NULL, ggml_cpu_q_tile_q5_K_avx2, ggml_cpu_q_gemv_q5_K_avx2 }, \
     [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL, ggml_cpu_q_tile_iq4_xs_avx2, ggml_cpu_q_gemv_iq4_xs_avx2 }, \
-    [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL }, \
-    [GGML_TYPE_Q3_K]    = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_avx2, NULL }, \
+    [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL, NULL, ggml_cpu_q_gemv_q2_K_avx2 }, \
+    [GGML_TYPE_Q3_K]    = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_avx2, NULL, NULL, ggml_cpu_q_gemv_q3_K_avx2 }, \
     [GGML_TYPE_IQ2_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xxs_avx2, NULL }, \
     [GGML_TYPE_IQ2_XS]  = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xs_avx2, NULL }, \
     [GGML_TYPE_IQ2_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_s_avx2, NULL }, \

@@ -1,0 +1,405 @@
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of the K-quants Q2_K .. Q6_K and IQ4_XS:
+// s[r] = dot(weight row r, one Q8_K activation row) for any number of rows.
+//
+// The register tiles' 1 x 1 body took 12 - 13.5 ns per super-block (Q4_K: ~33 cycles) on the AVX2
+// EPYC of this machine with its rows in L2, compute-bound below the memory read; these kernels
+// 7.8 (Q4_K), 9.8 (Q5_K), 8.8 (Q6_K), 9.0 (IQ4_XS) ns. Per super-block and row:
+//   - the scales are unpacked in vector registers (dword shuffles, variable shifts, masks), with
+//     no store and reload through memory;
+//   - a sub-block's scale reaches its int16 products by one byte shuffle of the broadcast scales;
+//   - the levels are unsigned; mins (Q2_K, Q4_K, Q5_K) and offsets (Q3_K's 4, Q6_K's 32) are one
+//     madd of 16 int16 factors with Q8_K's 16 bsums;
+//   - high bits (Q3_K, Q5_K, Q6_K) reach their place by one 16-bit shift and a mask (bits that
+//     cross a byte land outside the mask);
+//   - the float work is a few conversions and fma per super-block.
+// The rows are taken QGK_STREAMS at a time from QGK_STREAMS equal, distant runs of the call's rows
+// (row i of each run), in lockstep by super-block: one core draws more bandwidth from several
+// distant streams than from one (bench/quant-matmul's reference read), and the activation loads
+// are shared by the rows.
+
+#include "avx2-quant.h"
+#include "ggml-impl.h"
+#include "ggml-quants.h"
+#include "ggml-quants-tables.h"
+
+#if GGML_CPU_X86
+
+#include <immintrin.h>
+#include <string.h>
+
+enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K, QGK_IQ4_XS, QGK_Q6_K };
+
+#define QGK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+
+// distant row runs read in lockstep (1 thread, process CPU time, K = 4096, N = 14336, Q4_K / Q5_K:
+// 1 stream 10.5 / 11 GB/s, 2 streams 14 / 14, 4 streams 15 / 15, 8 streams 14 / 13; a software
+// prefetch made 1 stream faster, 13 GB/s, and 4 streams no faster)
+#define QGK_STREAMS 4
+
+QGK_INLINE __m256i qgk_load(const void * p) {
+    return _mm256_loadu_si256((const __m256i *)(const void *) p);
+}
+
+QGK_INLINE float qgk_hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// the 12 scale bytes (as dwords u0, u1, u2 of a 16-byte load) to [8 scales | 8 mins] bytes:
+// scales 0..3 = u0 & 0x3F, 4..7 = (u2 & 0x0F) | (u0 >> 2 & 0x30); mins 0..3 = u1 & 0x3F,
+// 4..7 = (u2 >> 4 & 0x0F) | (u1 >> 2 & 0x30)
+QGK_INLINE __m128i qgk_scales(const uint8_t * q) {
+    const __m128i a = _mm_loadu_si128((const __m128i *)(const void *) q);
+    const __m128i p = _mm_shuffle_epi32(a, _MM_SHUFFLE(2, 1, 2, 0)); // u0 u2 u1 u2
+    const __m128i h = _mm_shuffle_epi32(a, _MM_SHUFFLE(1, 1, 0, 0)); // u0 u0 u1 u1
+    const __m128i lo = _mm_and_si128(_mm_srlv_epi32(p, _mm_setr_epi32(0, 0, 0, 4)),
+                                     _mm_setr_epi32(0x3F3F3F3F, 0x0F0F0F0F, 0x3F3F3F3F, 0x0F0F0F0F));
+    const __m128i hi = _mm_and_si128(_mm_srli_epi32(h, 2), _mm_setr_epi32(0, 0x30303030, 0, 0x30303030));
+    return _mm_or_si128(lo, hi);
+}
+
+// Q4_K / Q5_K: R rows (x, x + stride, ...) against y, nb super-blocks each; out[r] their dots.
+// Q5_K's fifth bit of sub-block j is bit j of qh, moved to bit 4.
+QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
+        float * out) {
+    const size_t xsz = k == QGK_Q4_K ? sizeof(block_q4_K) : sizeof(block_q5_K);
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i m5 = _mm256_set1_epi8(0x10);
+    const __m128i dup = _mm_setr_epi8(8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const char * xb = x + (size_t) r*stride + (size_t) i*xsz;
+            const uint8_t * scb = k == QGK_Q4_K ? ((const block_q4_K *) xb)->scales : ((const block_q5_K *) xb)->scales;
+            const uint8_t * qs  = k == QGK_Q4_K ? ((const block_q4_K *) xb)->qs : ((const block_q5_K *) xb)->qs;
+            const __m128i sm = qgk_scales(scb);
+            const __m256i sc = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(sm));
+            const __m256i mn = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm, dup));
+            __m256i qh = _mm256_setzero_si256();
+            if (k == QGK_Q5_K) {
+                qh = qgk_load(((const block_q5_K *) xb)->qh);
+            }
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (int j2 = 0; j2 < 4; j2++) {
+                const __m256i q = qgk_load(qs + 32*j2);
+                __m256i lo = _mm256_and_si256(q, m4);
+                __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+                if (k == QGK_Q5_K) {
+                    // bit 2*j2 (2*j2 + 1) of qh to bit 4
+                    const int jl = 2*j2, jh = 2*j2 + 1;
+                    const __m256i bl = jl < 4 ? _mm256_slli_epi16(qh, 4 - jl) : jl > 4 ? _mm256_srli_epi16(qh, jl - 4) : qh;
+                    const __m256i bh = jh < 4 ? _mm256_slli_epi16(qh, 4 - jh) : _mm256_srli_epi16(qh, jh - 4);
+                    lo = _mm256_or_si256(lo, _mm256_and_si256(bl, m5));
+                    hi = _mm256_or_si256(hi, _mm256_and_si256(bh, m5));
+                }
+                const __m256i sl = _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short) (((4*j2 + 1) << 8) | (4*j2))));
+                const __m256i sh = _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short) (((4*j2 + 3) << 8) | (4*j2 + 2))));
+                const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, qgk_load(yb->qs + 64*j2)), sl);
+                const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, qgk_load(yb->qs + 64*j2 + 32)), sh);
+                isum = _mm256_add_epi32(isum, _mm256_add_epi32(pl, ph));
+            }
+            const __m256i mins = _mm256_madd_epi16(mn, bsums);
+            uint32_t dw;
+            memcpy(&dw, xb, sizeof(dw)); // d, dmin
+            const __m128 dd = _mm_cvtph_ps(_mm_cvtsi32_si128((int) dw));
+            const __m256 dv = _mm256_broadcastss_ps(dd);
+            const __m256 mv = _mm256_broadcastss_ps(_mm_movehdup_ps(dd));
+            const __m256 t = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), mv, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), dv));
+            acc[r] = _mm256_fmadd_ps(t, dy, acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
+// Q2_K: R rows against y. Half n (qs bytes 32n ..) and shift 2j hold 32 levels meeting activation
+// bytes 128n + 32j ..; their first 16 take scale byte 8n + 2j, the others 8n + 2j + 1 (low nibble:
+// scale, high nibble: min, the min of each 16 meeting its Q8_K bsum). The scale of a maddubs
+// result's two 128-bit lanes comes from one byte shuffle of the 16 scales (zero high bytes).
+QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m2 = _mm256_set1_epi8(3);
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const block_q2_K * xb = (const block_q2_K *)(const void *) (x + (size_t) r*stride) + i;
+            const __m128i scm = _mm_loadu_si128((const __m128i *)(const void *) xb->scales);
+            const __m256i sc = _mm256_broadcastsi128_si256(_mm_and_si128(scm, m4));
+            const __m256i mn = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(scm, 4), m4));
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int n = 0; n < 2; n++) {
+                const __m256i q = qgk_load(xb->qs + 32*n);
+#pragma GCC unroll 4
+                for (int j = 0; j < 4; j++) {
+                    const __m256i u = _mm256_and_si256(j == 0 ? q : _mm256_srli_epi16(q, 2*j), m2);
+                    const int is = 8*n + 2*j;
+                    const __m256i sj = _mm256_shuffle_epi8(sc, _mm256_setr_epi8(
+                            is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1,
+                            is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1));
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*n + 32*j)), sj);
+                    isum = _mm256_add_epi32(isum, p);
+                }
+            }
+            const __m256i mins = _mm256_madd_epi16(mn, bsums);
+            uint32_t dw;
+            memcpy(&dw, &xb->d, sizeof(dw)); // d, dmin
+            const __m128 dd = _mm_cvtph_ps(_mm_cvtsi32_si128((int) dw));
+            const __m256 dv = _mm256_broadcastss_ps(dd);
+            const __m256 mv = _mm256_broadcastss_ps(_mm_movehdup_ps(dd));
+            const __m256 t = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), mv, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), dv));
+            acc[r] = _mm256_fmadd_ps(t, dy, acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
+// Q3_K: R rows against y. Levels v = low2 + 4*hbit - 4 are taken as u = low2 | hbit << 2 (0..7),
+// the -4 being -4 * sum_k sc_k * bsum_k, one madd of the 16 signed scales with Q8_K's bsums. Half n
+// and shift 2j as Q2_K (activation bytes 128n + 32j .., scales 8n + 2j and + 1 for the two 16s);
+// the high bit is bit 4n + j of the hmask bytes, moved to bit 2 by one 16-bit shift (bits crossing
+// a byte land outside the 0x04 mask). Scale k (6 bits, -32): low nibble of byte k (k < 8) or high
+// nibble of byte k - 8, bits 2(k/4) .. of byte 8 + k%4.
+QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m2 = _mm256_set1_epi8(3);
+    const __m256i m3 = _mm256_set1_epi8(4);
+    const __m128i m4 = _mm_set1_epi8(0x0F);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const block_q3_K * xb = (const block_q3_K *)(const void *) (x + (size_t) r*stride) + i;
+            const __m128i l8 = _mm_loadl_epi64((const __m128i *)(const void *) xb->scales);
+            const __m128i lo = _mm_unpacklo_epi64(_mm_and_si128(l8, m4), _mm_and_si128(_mm_srli_epi16(l8, 4), m4));
+            uint32_t h4;
+            memcpy(&h4, xb->scales + 8, sizeof(h4));
+            const __m128i hi = _mm_and_si128(_mm_srlv_epi32(_mm_set1_epi32((int) h4), _mm_setr_epi32(0, 2, 4, 6)),
+                                             _mm_set1_epi8(3));
+            const __m128i sc8 = _mm_sub_epi8(_mm_or_si128(lo, _mm_slli_epi16(hi, 4)), _mm_set1_epi8(32));
+            const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
+            const __m256i sa = _mm256_permute2x128_si256(sc16, sc16, 0x00); // scales 0..7 in both lanes
+            const __m256i sb = _mm256_permute2x128_si256(sc16, sc16, 0x11); // scales 8..15
+            const __m256i hm = qgk_load(xb->hmask);
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int n = 0; n < 2; n++) {
+                const __m256i q = qgk_load(xb->qs + 32*n);
+#pragma GCC unroll 4
+                for (int j = 0; j < 4; j++) {
+                    const int b = 4*n + j; // the hmask bit
+                    const __m256i hb = b < 2 ? _mm256_slli_epi16(hm, 2 - b) : b > 2 ? _mm256_srli_epi16(hm, b - 2) : hm;
+                    const __m256i u = _mm256_or_si256(_mm256_and_si256(j == 0 ? q : _mm256_srli_epi16(q, 2*j), m2),
+                                                      _mm256_and_si256(hb, m3));
+                    const int w = 2*j; // word of the lane's scale in sa (n = 0) or sb (n = 1)
+                    const __m256i sj = _mm256_shuffle_epi8(n == 0 ? sa : sb, _mm256_setr_epi8(
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1,
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3,
+                            2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3));
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*n + 32*j)), sj);
+                    isum = _mm256_add_epi32(isum, p);
+                }
+            }
+            isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 2));
+            const float d = _cvtsh_ss(xb->d);
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_set1_ps(d), dy), acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
+// IQ4_XS: R rows against y. Sub-blocks 2m and 2m + 1 are the 32 qs bytes 32m ..: low nibbles
+// elements 0..15 of each, high nibbles 16..31, so the activations of the pair are regrouped once per
+// super-block (shared by the R rows) into [0..15 of both | 16..31 of both]; the levels are looked
+// up with a byte shuffle and multiplied as |v| with the activations carrying v's sign. Scale j:
+// nibble j of scales_l with bits 2j, 2j + 1 of scales_h above it, minus 32 (bits of scales_h
+// moved to the top of a word by a multiply, then down).
+QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
+    const __m256i kv = _mm256_broadcastsi128_si256(v128);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        __m256i al[4], ah[4];
+        for (int m = 0; m < 4; m++) {
+            const __m256i a0 = qgk_load(yb->qs + 64*m), a1 = qgk_load(yb->qs + 64*m + 32);
+            al[m] = _mm256_permute2x128_si256(a0, a1, 0x20);
+            ah[m] = _mm256_permute2x128_si256(a0, a1, 0x31);
+        }
+        for (int r = 0; r < R; r++) {
+            const block_iq4_xs * xb = (const block_iq4_xs *)(const void *) (x + (size_t) r*stride) + i;
+            const __m128i v = _mm_loadl_epi64((const __m128i *)(const void *) xb); // d, scales_h, scales_l
+            const __m128i l4 = _mm_srli_si128(v, 4);
+            const __m128i m4x = _mm_set1_epi8(0x0F);
+            const __m128i lo = _mm_unpacklo_epi8(_mm_and_si128(l4, m4x), _mm_and_si128(_mm_srli_epi16(l4, 4), m4x));
+            const __m128i hw = _mm_shuffle_epi8(v, _mm_setr_epi8(2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
+            const __m128i hi = _mm_srli_epi16(_mm_mullo_epi16(hw, _mm_setr_epi16(1 << 14, 1 << 12, 1 << 10, 1 << 8,
+                                                                                  1 << 6, 1 << 4, 1 << 2, 1)), 14);
+            const __m128i sc = _mm_sub_epi16(_mm_or_si128(_mm_cvtepu8_epi16(lo), _mm_slli_epi16(hi, 4)), _mm_set1_epi16(32));
+            const __m256i scb = _mm256_broadcastsi128_si256(sc);
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (int m = 0; m < 4; m++) {
+                const __m256i q = qgk_load(xb->qs + 32*m);
+                const __m256i vl = _mm256_shuffle_epi8(kv, _mm256_and_si256(q, m4));
+                const __m256i vh = _mm256_shuffle_epi8(kv, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
+                const __m256i sm = _mm256_shuffle_epi8(scb, _mm256_setr_epi8(
+                        4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1,
+                        4*m, 4*m + 1, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2,
+                        4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3));
+                const __m256i pl = _mm256_maddubs_epi16(_mm256_sign_epi8(vl, vl), _mm256_sign_epi8(al[m], vl));
+                const __m256i ph = _mm256_maddubs_epi16(_mm256_sign_epi8(vh, vh), _mm256_sign_epi8(ah[m], vh));
+                isum = _mm256_add_epi32(isum, _mm256_add_epi32(_mm256_madd_epi16(pl, sm), _mm256_madd_epi16(ph, sm)));
+            }
+            const __m256 dv = _mm256_broadcastss_ps(_mm_cvtph_ps(v));
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(dv, dy), acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
+// Q6_K: R rows against y. Half h and quarter t (32 levels meeting activation bytes 128h + 32t ..):
+// low nibbles of ql bytes 64h + 32(t & 1) .. (high nibbles for t >= 2) and bits 2t, 2t + 1 of qh
+// bytes 32h .., moved to bits 4, 5 by one 16-bit shift (bits crossing a byte land outside the
+// 0x30 mask); their two 16s take scales 8h + 2t and + 1. Levels are unsigned (0..63); the -32 is
+// -32 * sum_k sc_k * bsum_k, one madd of the 16 signed scales with Q8_K's bsums.
+QGK_INLINE void qgk_rows_q6(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i m6 = _mm256_set1_epi8(0x30);
+    __m256 acc[QGK_STREAMS];
+    for (int r = 0; r < R; r++) {
+        acc[r] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb = y + i;
+        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256 dy = _mm256_set1_ps(yb->d);
+        for (int r = 0; r < R; r++) {
+            const block_q6_K * xb = (const block_q6_K *)(const void *) (x + (size_t) r*stride) + i;
+            const __m256i sc16 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(const void *) xb->scales));
+            const __m256i sa = _mm256_permute2x128_si256(sc16, sc16, 0x00); // scales 0..7 in both lanes
+            const __m256i sb = _mm256_permute2x128_si256(sc16, sc16, 0x11); // scales 8..15
+            __m256i isum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int h = 0; h < 2; h++) {
+                const __m256i q0 = qgk_load(xb->ql + 64*h);
+                const __m256i q1 = qgk_load(xb->ql + 64*h + 32);
+                const __m256i qh = qgk_load(xb->qh + 32*h);
+#pragma GCC unroll 4
+                for (int t = 0; t < 4; t++) {
+                    const __m256i ql = t & 1 ? q1 : q0;
+                    const __m256i lo = _mm256_and_si256(t >= 2 ? _mm256_srli_epi16(ql, 4) : ql, m4);
+                    const __m256i hb = t == 0 ? _mm256_slli_epi16(qh, 4) : t == 1 ? _mm256_slli_epi16(qh, 2) :
+                                       t == 2 ? qh : _mm256_srli_epi16(qh, 2);
+                    const __m256i u = _mm256_or_si256(lo, _mm256_and_si256(hb, m6));
+                    const int w = 2*t;
+                    const __m256i sj = _mm256_shuffle_epi8(h == 0 ? sa : sb, _mm256_setr_epi8(
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1,
+                            2*w, 2*w + 1, 2*w, 2*w + 1, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3,
+                            2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3));
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*h + 32*t)), sj);
+                    isum = _mm256_add_epi32(isum, p);
+                }
+            }
+            isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 5));
+            const float d = _cvtsh_ss(xb->d);
+            acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_set1_ps(d), dy), acc[r]);
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        out[r] = qgk_hsum(acc[r]);
+    }
+}
+
+QGK_INLINE void qgk_any_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
+        float * out) {
+    if (k == QGK_Q2_K) {
+        qgk_rows_q2(R, nb, x, stride, y, out);
+    } else if (k == QGK_Q3_K) {
+        qgk_rows_q3(R, nb, x, stride, y, out);
+    } else if (k == QGK_Q6_K) {
+        qgk_rows_q6(R, nb, x, stride, y, out);
+    } else if (k == QGK_IQ4_XS) {
+        qgk_rows_iq4xs(R, nb, x, stride, y, out);
+    } else {
+        qgk_rows(k, R, nb, x, stride, y, out);
+    }
+}
+
+// rows i, i + q, i + 2q, i + 3q together (q = nr/4), then the last nr % 4 rows one by one
+QGK_INLINE void qgk_gemv(enum qgk_kind k, int n, float * s, const char * x, size_t bx, const void * vy, int nr) {
+    const block_q8_K * y = vy;
+    const int nb = n/QK_K;
+    const int q = nr/QGK_STREAMS;
+    for (int i = 0; i < q; i++) {
+        float t[QGK_STREAMS];
+        qgk_any_rows(k, QGK_STREAMS, nb, x + (size_t) i*bx, (size_t) q*bx, y, t);
+        for (int r = 0; r < QGK_STREAMS; r++) {
+            s[i + r*q] = t[r];
+        }
+    }
+    for (int r = QGK_STREAMS*q; r < nr; r++) {
+        qgk_any_rows(k, 1, nb, x + (size_t) r*bx, bx, y, s + r);
+    }
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q4_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q4_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q5_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q5_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q2_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q2_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q3_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q3_K, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_iq4_xs_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_IQ4_XS, n, s, x, bx, y, nr);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_gemv_q6_K_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr) {
+    qgk_gemv(QGK_Q6_K, n, s, x, bx, y, nr);
+}
+
+#else
+
+typedef int ggml_avx2_quant_gemv_k_unused;
+
+#endif // GGML_CPU_X86
