@@ -401,6 +401,12 @@ static bool cases_fattn(struct bop_cases * list) {
             if (!add_fattn(list, kv_types[t], &v[k], BOP_MODE_TEST)) {
                 return false;
             }
+            // the same with a prompt's many query positions (the CPU's blocked prompt path)
+            struct fattn_spec p = v[k];
+            p.n_batch = 37;
+            if (v[k].n_batch == 7 && !add_fattn(list, kv_types[t], &p, BOP_MODE_TEST)) {
+                return false;
+            }
         }
     }
     // perf: a decoding step and a prompt chunk with a long KV cache (F16, GQA)
