@@ -9,8 +9,9 @@
 // maddubs(offset, a) (u - 8 or u - 16: the same int16 sums, two sign operations fewer); madd to
 // int32, scaled in float by d_w*d_a; the min of Q4_1/Q5_1 adds m_w*s_a, spread over the 8 lanes
 // (an exact /8). The integer sums equal the vec_dot kernels' (avx2-quant.c).
-// The register tiles are 4 rows x 1 column (decode) and 1 row x 8 columns (prompt); other
-// shapes are split into those and smaller ones.
+// The register tiles are 4 rows x 1 column (decode), 4 rows x 8 columns (prompt: the four rows
+// share each register, see "The prompt tile of 4 rows" below) and 1 row x 8 columns (prompt
+// edges of fewer than 4 rows); other shapes are split into those and smaller ones.
 
 #include "avx2-quant.h"
 #include "ggml-impl.h"
