@@ -17,6 +17,7 @@
 // chunks.
 
 #include "cpu-ops-nn.h"
+#include "cpu-ops-attn-prompt.h"
 #include "cpu-kernels.h"
 
 #include <math.h>
@@ -101,7 +102,9 @@ static size_t fa_thread_bytes(int64_t dk, int64_t dv) {
 }
 
 size_t ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads) {
-    return fa_thread_bytes(op->src[0]->ne[0], op->src[2]->ne[0])*(size_t) n_threads;
+    const size_t rows = fa_thread_bytes(op->src[0]->ne[0], op->src[2]->ne[0])*(size_t) n_threads;
+    const size_t prompt = ggml_cpu_attn_prompt_work_size(op, n_threads); // 0 where it does not apply
+    return rows > prompt ? rows : prompt;
 }
 
 // rows sharing K and V: the heads of a GQA group when K and V group the heads alike, else one head
@@ -268,6 +271,9 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
 }
 
 enum ggml_status ggml_cpu_attn_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    if (ggml_cpu_attn_prompt_applies(op)) {
+        return ggml_cpu_attn_prompt_forward(params, op); // blocks of query rows (cpu-ops-attn-prompt.c)
+    }
     struct fa_ctx c;
     c.q     = op->src[0];
     c.k     = op->src[1];

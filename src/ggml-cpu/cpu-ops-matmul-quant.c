@@ -142,11 +142,12 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
         for (int64_t m0 = 0; m0 < M; m0 += QMM_TILE_M) {
             const int64_t m1 = MIN(M, m0 + QMM_TILE_M);
             if (q->tile != NULL) {
-                // register tiles: a group of weight rows stays in L1 while the column tile streams from L2
-                for (int64_t n = n0; n < n1; n += GGML_CPU_QTILE_ROWS) {
-                    const int nr = (int) MIN((int64_t) GGML_CPU_QTILE_ROWS, n1 - n);
-                    for (int64_t m = m0; m < m1; m += GGML_CPU_QTILE_COLS) {
-                        const int nc = (int) MIN((int64_t) GGML_CPU_QTILE_COLS, m1 - m);
+                // register tiles: a group of columns stays in L1 while the chunk's weight rows
+                // (fewer bytes per block than the columns' activations) stream from L2
+                for (int64_t m = m0; m < m1; m += GGML_CPU_QTILE_COLS) {
+                    const int nc = (int) MIN((int64_t) GGML_CPU_QTILE_COLS, m1 - m);
+                    for (int64_t n = n0; n < n1; n += GGML_CPU_QTILE_ROWS) {
+                        const int nr = (int) MIN((int64_t) GGML_CPU_QTILE_ROWS, n1 - n);
                         float * c = (float *)(void *)(cbase + m*op->nb[1]) + n;
                         q->tile((int) K, c, ldc, abase + n*a->nb[1], a->nb[1], bbase + (size_t) m*rb, rb, nr, nc);
                     }

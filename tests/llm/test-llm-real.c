@@ -13,8 +13,9 @@
 // The model is fetched into the cache by tests/data/gguf/fetch-smollm2.sh; exit 77 (skipped) only
 // when it cannot be downloaded for lack of network, or when DEVICE does not exist here.
 //
-// Logit bound: |ours - family's| <= 0.6 on each top-10 logit of the first generated position
-// (logits of 11 to 31). Measured (docs/llm.md): ours differ by 0.01 to 0.53 on these logits. Each
+// Logit bound: |ours - family's| <= 0.7 on each top-10 logit of the first generated position
+// (logits of 11 to 31). Measured (docs/llm.md): ours differ by 0.01 to 0.53 on these logits with
+// the one-row prompt tiles, 0.01 to 0.63 with the four-row ones (another float summation order). Each
 // layer quantizes its activations to Q8_1 again, so a last-bit difference in a sum flips a rounding
 // that 30 layers amplify: the family's own flash and plain attention differ by up to 0.4 on the
 // same logits, and with the weights dequantized to F32 (the "f32" mode) the two runtimes agree
@@ -32,7 +33,7 @@
 #include <unistd.h>
 
 enum { MAX_LINE = 1 << 16, MAX_IDS = 4096, N_GEN = 64, N_TOP = 10 };
-#define LOGIT_ABS 0.6        // the bound on each top-10 logit (see above)
+#define LOGIT_ABS 0.7        // the bound on each top-10 logit (see above)
 #define NEAR_TIE  LOGIT_ABS  // a margin that logit differences within the bound may flip
 // F32 weights: nothing is re-quantized between layers, so the runtimes agree closely. Measured on
 // the CPU: 2.2e-5 over all 49152 logits of "The capital of France is" with an F32 KV cache and plain

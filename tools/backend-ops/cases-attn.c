@@ -401,6 +401,12 @@ static bool cases_fattn(struct bop_cases * list) {
             if (!add_fattn(list, kv_types[t], &v[k], BOP_MODE_TEST)) {
                 return false;
             }
+            // the same with a prompt's many query positions (the CPU's blocked prompt path)
+            struct fattn_spec p = v[k];
+            p.n_batch = 37;
+            if (v[k].n_batch == 7 && !add_fattn(list, kv_types[t], &p, BOP_MODE_TEST)) {
+                return false;
+            }
         }
     }
     // a quantized KV cache (llama.cpp's -ctk / -ctv): the types the family's CPU reads, head sizes
