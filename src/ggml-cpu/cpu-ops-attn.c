@@ -15,6 +15,13 @@
 // accumulator and running sum), the block's weights are exponentiated together, and each V row is
 // widened once and accumulated into every row's accumulator. Units are handed out to threads in
 // chunks.
+//
+// One query position (a generated token) has only as many units as head groups (3 for a 9/3-head
+// model), too few to keep the threads equally busy. There (several threads, not the reference
+// mode) each unit is also split along the keys that some mask row leaves visible: every part
+// keeps its own running maximum, sum and accumulator in the work buffer, and the thread that
+// pulls the last chunk number past the end (all others have finished) merges the parts and
+// writes the rows. The result equals the unsplit one up to float rounding (other summation order).
 
 #include "cpu-ops-nn.h"
 #include "cpu-ops-attn-prompt.h"
@@ -25,6 +32,8 @@
 
 #define FA_BLOCK 64 // keys per block
 #define FA_ROWS  GGML_CPU_ATTN_ROWS // query rows per work unit (the kernels' row slots)
+#define FA_SPLIT_MAX      16 // parts per unit at most (one query position)
+#define FA_SPLIT_MIN_KEYS 16 // keys per part at least
 
 static bool fa_kv_type_ok(const struct ggml_tensor * t) {
     if (t == NULL || t->nb[0] != ggml_type_size(t->type)) {
@@ -101,8 +110,36 @@ static size_t fa_thread_bytes(int64_t dk, int64_t dv) {
            fa_pad((size_t) dk*sizeof(float)) + fa_pad((size_t) dv*sizeof(float));
 }
 
+// floats of one part's row: running maximum, running sum, accumulator [DV], to a cache line
+static size_t fa_part_row_floats(int64_t dv) {
+    return fa_pad((size_t) (dv + 2)*sizeof(float))/sizeof(float);
+}
+
+static int64_t fa_n_units(const struct ggml_tensor * op, int64_t * units_per_group);
+
+// parts per unit when one query position is split along the keys (1: not split); nondecreasing in
+// n_threads, so the plan's work size covers every thread count up to its own
+static int64_t fa_n_split(const struct ggml_tensor * op, int n_threads) {
+    int64_t upg;
+    const int64_t units = fa_n_units(op, &upg);
+    if (op->src[0]->ne[1] != 1 || n_threads < 2 || units < 1 || units >= 2*(int64_t) n_threads) {
+        return 1;
+    }
+    int64_t n = (2*(int64_t) n_threads + units - 1)/units;
+    const int64_t by_keys = op->src[1]->ne[1]/FA_SPLIT_MIN_KEYS;
+    n = n < by_keys ? n : by_keys;
+    n = n < FA_SPLIT_MAX ? n : FA_SPLIT_MAX;
+    return n > 1 ? n : 1;
+}
+
 size_t ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads) {
-    const size_t rows = fa_thread_bytes(op->src[0]->ne[0], op->src[2]->ne[0])*(size_t) n_threads;
+    size_t rows = fa_thread_bytes(op->src[0]->ne[0], op->src[2]->ne[0])*(size_t) n_threads;
+    const int64_t n_split = fa_n_split(op, n_threads);
+    if (n_split >= 2) {
+        int64_t upg;
+        const int64_t units = fa_n_units(op, &upg);
+        rows += (size_t) (units*n_split*FA_ROWS)*fa_part_row_floats(op->src[2]->ne[0])*sizeof(float);
+    }
     const size_t prompt = ggml_cpu_attn_prompt_work_size(op, n_threads); // 0 where it does not apply
     return rows > prompt ? rows : prompt;
 }
@@ -124,7 +161,7 @@ static int64_t fa_n_units(const struct ggml_tensor * op, int64_t * units_per_gro
 
 int ggml_cpu_attn_n_tasks(const struct ggml_tensor * op, int n_threads) {
     int64_t upg;
-    const int64_t units = fa_n_units(op, &upg);
+    const int64_t units = fa_n_units(op, &upg)*fa_n_split(op, n_threads);
     return units < 1 ? 1 : (units < n_threads ? (int) units : n_threads);
 }
 
@@ -138,8 +175,14 @@ struct fa_ctx {
     float * krow, * vrow; // dequantized K / V rows (quantized caches)
 };
 
-// the FA_ROWS-or-fewer rows (i1[r], h[r]) of one unit at dim-3 index i3; they share K and V rows
-static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const int64_t * h, int64_t i3) {
+static void fa_finish(const struct fa_ctx * c, int nr, const int64_t * i1, const int64_t * h, int64_t i3,
+                      float * M, float * S);
+
+// the FA_ROWS-or-fewer rows (i1[r], h[r]) of one unit at dim-3 index i3 over the keys [jbeg, jend);
+// they share K and V rows. part NULL: the rows are written to dst; else the running maxima, sums and
+// accumulators are stored in part (rows of fa_part_row_floats(DV)) for fa_merge.
+static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const int64_t * h, int64_t i3,
+                    int64_t jbeg, int64_t jend, float * part) {
     const struct ggml_tensor * q = c->q, * k = c->k, * v = c->v, * mask = c->mask;
     const nn_vf   vf = c->vf;
     const int64_t DK = q->ne[0], DV = v->ne[0], KV = k->ne[1];
@@ -169,8 +212,9 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
     const ggml_cpu_attn_axpy_fn axpy = c->kt->attn_axpy[nr];
     const size_t mes = mask != NULL ? ggml_type_size(mask->type) : 0;
 
-    for (int64_t j0 = 0; j0 < KV; j0 += FA_BLOCK) {
-        const int64_t nb = KV - j0 < FA_BLOCK ? KV - j0 : FA_BLOCK;
+    (void) KV;
+    for (int64_t j0 = jbeg; j0 < jend; j0 += FA_BLOCK) {
+        const int64_t nb = jend - j0 < FA_BLOCK ? jend - j0 : FA_BLOCK;
         // mask values, times the slope (0 without a mask)
         for (int r = 0; r < nr; r++) {
             float * mb = c->mbuf[r];
@@ -247,6 +291,24 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
         }
     }
 
+    if (part != NULL) {
+        const size_t prow = fa_part_row_floats(DV);
+        for (int r = 0; r < nr; r++) {
+            float * p = part + (size_t) r*prow;
+            p[0] = M[r];
+            p[1] = S[r];
+            memcpy(p + 2, c->acc[r], (size_t) DV*sizeof(float));
+        }
+        return;
+    }
+    fa_finish(c, nr, i1, h, i3, M, S);
+}
+
+// the sinks, then row r = acc[r] / S[r] (0 when nothing was attended to) into dst
+static void fa_finish(const struct fa_ctx * c, int nr, const int64_t * i1, const int64_t * h, int64_t i3,
+                      float * M, float * S) {
+    const nn_vf vf = c->vf;
+    const int64_t DV = c->v->ne[0];
     for (int r = 0; r < nr; r++) {
         float * acc = c->acc[r];
         if (c->sinks != NULL) {
@@ -267,6 +329,108 @@ static void fa_unit(const struct fa_ctx * c, int nr, const int64_t * i1, const i
         } else {
             memset(out, 0, (size_t) DV*sizeof(float)); // nothing to attend to
         }
+    }
+}
+
+// unit u: group g = u / upg of dim-3 index i3 = g / n_hgroups, rows FA_ROWS*(u % upg) ... of the
+// group's list (head fastest, then query position); returns the unit's row count
+static int fa_unit_rows(const struct ggml_tensor * op, int64_t u, int64_t upg, int64_t * i1, int64_t * h, int64_t * i3) {
+    const int64_t N = op->src[0]->ne[1];
+    const int64_t G = fa_group_heads(op);
+    const int64_t n_hgroups = op->src[0]->ne[2] / G;
+    const int64_t g  = u / upg;
+    const int64_t hg = g % n_hgroups;
+    const int64_t l0 = (u % upg)*FA_ROWS;
+    const int64_t l1 = l0 + FA_ROWS < G*N ? l0 + FA_ROWS : G*N;
+    *i3 = g / n_hgroups;
+    for (int64_t l = l0; l < l1; l++) {
+        h[l - l0]  = hg*G + l % G;
+        i1[l - l0] = l / G;
+    }
+    return (int) (l1 - l0);
+}
+
+// [*jlo, *jhi): the keys that some mask row of query position 0 leaves visible (all keys without a
+// mask; an empty range when every key is masked)
+static void fa_visible_keys(const struct fa_ctx * c, int64_t * jlo, int64_t * jhi) {
+    const struct ggml_tensor * m = c->mask;
+    const int64_t KV = c->k->ne[1];
+    *jlo = 0;
+    *jhi = KV;
+    if (m == NULL) {
+        return;
+    }
+    const int64_t n2 = m->ne[2] < c->q->ne[2] ? m->ne[2] : c->q->ne[2];
+    const int64_t n3 = m->ne[3] < c->q->ne[3] ? m->ne[3] : c->q->ne[3];
+    int64_t lo = KV, hi = 0;
+    for (int64_t i3 = 0; i3 < n3; i3++) {
+        for (int64_t i2 = 0; i2 < n2; i2++) {
+            const char * row = (const char *) m->data + i2*m->nb[2] + i3*m->nb[3];
+            int64_t j = 0;
+            while (j < lo && ggml_vec_load_elem(m->type, row + j*m->nb[0]) == -INFINITY) {
+                j++;
+            }
+            lo = j < lo ? j : lo;
+            j = KV;
+            while (j > hi && ggml_vec_load_elem(m->type, row + (j - 1)*m->nb[0]) == -INFINITY) {
+                j--;
+            }
+            hi = j > hi ? j : hi;
+        }
+    }
+    *jlo = lo < hi ? lo : 0;
+    *jhi = lo < hi ? hi : 0;
+}
+
+// One query position, every unit split into n_split parts along the visible keys; chunk v is part
+// v % n_split of unit v / n_split. A thread leaves the loop after its own last part is stored; the
+// one whose chunk number is the last past the end (n_chunks + nth - 1) is the last to leave, and
+// the chunk counter's ordering (acquire-release) makes every part visible to it: it merges.
+static void fa_forward_split(struct fa_ctx * c, const struct ggml_compute_params * params, const struct ggml_tensor * op,
+                             int64_t units, int64_t upg, int64_t n_split, float * parts) {
+    const int64_t DV = c->v->ne[0];
+    const size_t  prow = fa_part_row_floats(DV);
+    int64_t jlo, jhi;
+    fa_visible_keys(c, &jlo, &jhi);
+    const int64_t n_chunks = units*n_split;
+    int64_t ch = ggml_cpu_chunk_next(params->threadpool);
+    for (; ch < n_chunks; ch = ggml_cpu_chunk_next(params->threadpool)) {
+        const int64_t u = ch / n_split, p = ch % n_split;
+        int64_t i1[FA_ROWS], h[FA_ROWS], i3;
+        const int nr = fa_unit_rows(op, u, upg, i1, h, &i3);
+        const int64_t j0 = jlo + (jhi - jlo)*p/n_split, j1 = jlo + (jhi - jlo)*(p + 1)/n_split;
+        fa_unit(c, nr, i1, h, i3, j0, j1, parts + (size_t) (ch*FA_ROWS)*prow);
+    }
+    if (ch != n_chunks + params->nth - 1) {
+        return;
+    }
+    for (int64_t u = 0; u < units; u++) {
+        int64_t i1[FA_ROWS], h[FA_ROWS], i3;
+        const int nr = fa_unit_rows(op, u, upg, i1, h, &i3);
+        float M[FA_ROWS], S[FA_ROWS];
+        for (int r = 0; r < nr; r++) {
+            // the largest running maximum, then every part's sum and accumulator rescaled to it
+            M[r] = -INFINITY;
+            for (int64_t p = 0; p < n_split; p++) {
+                const float mp = parts[(size_t) ((u*n_split + p)*FA_ROWS + r)*prow];
+                M[r] = mp > M[r] ? mp : M[r];
+            }
+            S[r] = 0.0f;
+            memset(c->acc[r], 0, (size_t) DV*sizeof(float));
+            if (M[r] == -INFINITY) {
+                continue; // nothing visible to this row
+            }
+            for (int64_t p = 0; p < n_split; p++) {
+                const float * pr = parts + (size_t) ((u*n_split + p)*FA_ROWS + r)*prow;
+                if (pr[0] == -INFINITY) {
+                    continue;
+                }
+                const float f = expf(pr[0] - M[r]);
+                S[r] += pr[1]*f;
+                c->vf->mad_f32(DV, c->acc[r], pr + 2, f);
+            }
+        }
+        fa_finish(c, nr, i1, h, i3, M, S);
     }
 }
 
@@ -298,13 +462,14 @@ enum ggml_status ggml_cpu_attn_forward(const struct ggml_compute_params * params
     c.krow = (float *) w; w += fa_pad((size_t) DK*sizeof(float));
     c.vrow = (float *) w;
 
-    // unit u: group g = u / upg of dim-3 index i3 = g / n_hgroups, rows FA_ROWS*(u % upg) ... of the
-    // group's list (head fastest, then query position)
-    const int64_t N = c.q->ne[1];
-    const int64_t G = fa_group_heads(op);
-    const int64_t n_hgroups = c.q->ne[2] / G;
     int64_t upg;
-    const int64_t units = fa_n_units(op, &upg);
+    const int64_t units   = fa_n_units(op, &upg);
+    const int64_t n_split = params->use_ref ? 1 : fa_n_split(op, params->nth);
+    if (n_split > 1 && ggml_cpu_attn_work_size(op, params->nth) <= params->wsize) {
+        float * parts = (float *)(void *) ((char *) params->wdata + (size_t) params->nth*fa_thread_bytes(DK, DV));
+        fa_forward_split(&c, params, op, units, upg, n_split, parts);
+        return GGML_STATUS_SUCCESS;
+    }
     int64_t chunk = units / ((int64_t) params->nth*8);
     chunk = chunk < 1 ? 1 : chunk;
     if (units / chunk >= INT32_MAX) {
@@ -314,17 +479,9 @@ enum ggml_status ggml_cpu_attn_forward(const struct ggml_compute_params * params
     for (int64_t ch = ggml_cpu_chunk_next(params->threadpool); ch < n_chunks; ch = ggml_cpu_chunk_next(params->threadpool)) {
         const int64_t u1 = (ch + 1)*chunk < units ? (ch + 1)*chunk : units;
         for (int64_t u = ch*chunk; u < u1; u++) {
-            const int64_t g  = u / upg;
-            const int64_t i3 = g / n_hgroups;
-            const int64_t hg = g % n_hgroups;
-            const int64_t l0 = (u % upg)*FA_ROWS;
-            const int64_t l1 = l0 + FA_ROWS < G*N ? l0 + FA_ROWS : G*N;
-            int64_t i1[FA_ROWS], h[FA_ROWS];
-            for (int64_t l = l0; l < l1; l++) {
-                h[l - l0]  = hg*G + l % G;
-                i1[l - l0] = l / G;
-            }
-            fa_unit(&c, (int) (l1 - l0), i1, h, i3);
+            int64_t i1[FA_ROWS], h[FA_ROWS], i3;
+            const int nr = fa_unit_rows(op, u, upg, i1, h, &i3);
+            fa_unit(&c, nr, i1, h, i3, 0, c.k->ne[1], NULL);
         }
     }
     return GGML_STATUS_SUCCESS;

@@ -3,7 +3,8 @@
 // Two phases in one forward:
 //   1. The F32 activations (every row of B, all batches) are quantized once to the weight type's
 //      vec_dot_type (Q8_0 / Q8_1 / Q8_K) into the shared work buffer, rows split over the threads;
-//      a barrier follows.
+//      a barrier follows. A single row (decode) is quantized by every thread into its own slot
+//      instead (the same bytes), which saves the barrier.
 //   2. Items = batch x chunk of weight rows, pulled with the chunk counter. Within an item the
 //      columns are walked in tiles of QMM_TILE_M: each weight row of the chunk is dotted with the
 //      tile's columns while the tile (a few tens of KiB of quantized activations) stays in cache,
@@ -62,13 +63,13 @@ static size_t qmm_row_bytes(const struct ggml_tensor * op, enum ggml_type vt) {
 }
 
 size_t ggml_cpu_matmul_q_work_size(const struct ggml_tensor * op, int n_threads) {
-    (void) n_threads;
     const struct ggml_tensor * b = op->src[1];
     // the level's and the portable table's activation types agree (a slot is one unit); take the
     // larger row so that reference mode fits too
     const size_t r0 = qmm_row_bytes(op, qmm_vec_dot_type(op, false));
     const size_t r1 = qmm_row_bytes(op, qmm_vec_dot_type(op, true));
-    return (r0 > r1 ? r0 : r1)*(size_t) (b->ne[1]*b->ne[2]*b->ne[3]);
+    const int64_t nrows = b->ne[1]*b->ne[2]*b->ne[3];
+    return (r0 > r1 ? r0 : r1)*(size_t) (nrows == 1 && n_threads > 1 ? n_threads : nrows);
 }
 
 int ggml_cpu_matmul_q_n_tasks(const struct ggml_tensor * op, int n_threads) {
@@ -101,15 +102,21 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
 
     // phase 1: quantize every activation row once
     const int64_t nrows_b = M*ne2*ne3;
-    int64_t r0, r1;
-    ggml_cpu_split_range(nrows_b, params->ith, params->nth, &r0, &r1);
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t m = r % M, i2 = (r / M) % ne2, i3 = r / (M*ne2);
-        const float * src = (const float *)(const void *)((const char *) b->data + m*b->nb[1] + i2*b->nb[2] + i3*b->nb[3]);
-        quantize(src, wq + (size_t) r*rb, K);
-    }
-    if (params->nth > 1) {
-        ggml_cpu_barrier(params->threadpool);
+    const bool own_row = nrows_b == 1 && params->nth > 1; // decode: every thread its own copy
+    if (own_row) {
+        wq += (size_t) params->ith*rb;
+        quantize((const float *) b->data, wq, K);
+    } else {
+        int64_t r0, r1;
+        ggml_cpu_split_range(nrows_b, params->ith, params->nth, &r0, &r1);
+        for (int64_t r = r0; r < r1; r++) {
+            const int64_t m = r % M, i2 = (r / M) % ne2, i3 = r / (M*ne2);
+            const float * src = (const float *)(const void *)((const char *) b->data + m*b->nb[1] + i2*b->nb[2] + i3*b->nb[3]);
+            quantize(src, wq + (size_t) r*rb, K);
+        }
+        if (params->nth > 1) {
+            ggml_cpu_barrier(params->threadpool);
+        }
     }
 
     // phase 2: chunks of weight rows (a multiple of the tile's rows); enough of them for the

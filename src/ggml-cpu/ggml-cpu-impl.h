@@ -75,6 +75,8 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp);
 // threads of the graph). The counter is 0 when a node starts and is reset to 0 by every
 // ggml_cpu_barrier, so the usual loop needs no set-up:
 //     for (int c = ggml_cpu_chunk_next(tp); c < n_chunks; c = ggml_cpu_chunk_next(tp)) { ... }
+// Each call is acquire-release: the thread whose call returns n_chunks + nth - 1 (the last of the
+// nth threads' calls past the end) sees everything the others wrote before leaving the loop.
 int ggml_cpu_chunk_next(struct ggml_threadpool * tp);
 // Sets the chunk counter to 0 (the graph walker, between nodes that thread 0 runs alone).
 void ggml_cpu_chunk_reset(struct ggml_threadpool * tp);

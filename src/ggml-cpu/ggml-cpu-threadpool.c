@@ -146,7 +146,9 @@ void ggml_cpu_chunk_reset(struct ggml_threadpool * tp) {
 }
 
 int ggml_cpu_chunk_next(struct ggml_threadpool * tp) {
-    return atomic_fetch_add_explicit(&tp->current_chunk, 1, memory_order_relaxed);
+    // acquire-release: a caller sees what every earlier caller wrote before its call (the same
+    // locked instruction as relaxed on x86)
+    return atomic_fetch_add_explicit(&tp->current_chunk, 1, memory_order_acq_rel);
 }
 
 //
