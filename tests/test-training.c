@@ -107,6 +107,14 @@ static tensor * b_soft_max(struct ggml_context * c) {
 static tensor * b_soft_max_alibi(struct ggml_context * c) {
     return ggml_mul(c, ggml_soft_max_ext(c, P(c, 7, 4, 2, 1), C(c, 7, 4, 1, 1), 0.5f, 8.0f), C(c, 7, 4, 2, 1));
 }
+// rules beyond the family's: CUMSUM (rows of 9, strided by a permute), DIAG, TRI
+static tensor * b_cumsum(struct ggml_context * c) {
+    return ggml_mul(c, ggml_cumsum(c, ggml_permute(c, P(c, 4, 9, 3, 1), 1, 0, 2, 3)), C(c, 9, 4, 3, 1));
+}
+static tensor * b_diag(struct ggml_context * c) { return ggml_mul(c, ggml_diag(c, P(c, 6, 1, 3, 2)), C(c, 6, 6, 3, 2)); }
+static tensor * b_tri(struct ggml_context * c) {
+    return ggml_mul(c, ggml_tri(c, P(c, 5, 5, 2, 1), GGML_TRI_TYPE_LOWER), C(c, 5, 5, 2, 1));
+}
 static tensor * b_diag_mask(struct ggml_context * c) {
     return ggml_mul(c, ggml_soft_max(c, ggml_diag_mask_inf(c, P(c, 5, 5, 2, 1), 1)), C(c, 5, 5, 2, 1));
 }
@@ -175,7 +183,7 @@ static const struct grad_case cases[] = {
     { "get_rows", b_get_rows }, { "soft_max", b_soft_max }, { "soft_max alibi", b_soft_max_alibi }, { "diag_mask_inf", b_diag_mask }, { "abs", b_abs },
     { "neg", b_neg }, { "relu", b_relu }, { "silu", b_silu }, { "exp", b_exp }, { "swiglu", b_swiglu },
     { "cross_entropy_loss", b_cross_entropy }, { "rope normal (YaRN)", b_rope_normal }, { "rope neox (YaRN)", b_rope_neox },
-    { "rope mrope", b_rope_mrope }, { "pool_2d max", b_pool_max }, { "pool_2d avg", b_pool_avg }, { "two layers", b_chain },
+    { "rope mrope", b_rope_mrope }, { "pool_2d max", b_pool_max }, { "pool_2d avg", b_pool_avg }, { "cumsum", b_cumsum }, { "diag", b_diag }, { "tri", b_tri }, { "two layers", b_chain },
 };
 
 static float loss_of(struct ggml_context * ctx, struct ggml_cgraph * gf, const tensor * loss) {
