@@ -16,7 +16,12 @@
 #   MODES       what to run (default: "test grad"):
 #                 test: test-backend-ops test on every device other than the CPU (each is
 #                       compared with the CPU backend, as the family's program does);
-#                 grad: test-backend-ops grad -b CPU (gradients against finite differences).
+#                 grad: test-backend-ops grad -b CPU (gradients against finite differences),
+#                       one op at a time (every op of the program's --list-ops, or those of
+#                       -o A,B): a run that dies (the program asserts where no gradient rule
+#                       exists) is recorded as "died" in that case and the op is run again
+#                       without it (-p excludes the case), so one abort costs one case, not the run.
+#   OP_TIMEOUT  grad: seconds per op run (default 0: no limit); an op cut off is marked "timeout"
 #
 # Prints each run's "N/M tests passed" lines and final verdict, and a per-op table (cases passed,
 # failed, not supported, skipped as too large, and the case the program died in; "(null)" is a case
@@ -28,7 +33,7 @@
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 
@@ -105,28 +110,20 @@ if ! "$CXX" -std=c++17 -O2 -I "$ROOT/include" $CXXFLAGS_EXTRA "$OBJ" -o "$BUILD_
 fi
 echo "$ARGS" > "$STAMP"
 
-status=0
-for mode in $MODES; do
-    case "$mode" in
-        test) args=(test) ;;
-        grad) args=(grad -b CPU) ;;
-        *) echo "family-tests: unknown mode '$mode' in MODES" >&2; exit 2 ;;
-    esac
-    log="$BUILD_DIR/$mode.log"
-    errlog="$BUILD_DIR/$mode.stderr.log"
-    echo "family-tests: test-backend-ops ${args[*]} $*"
-    # stderr apart: the library's messages would otherwise split the program's result lines
-    "$BUILD_DIR/test-backend-ops" "${args[@]}" "$@" > "$log" 2> "$errlog"
-    rc=$?
-    # the program colours OK / FAIL with terminal escapes even into a file: strip them to count
-    clean="$BUILD_DIR/$mode.plain.log"
-    sed 's/\x1b\[[0-9;]*m//g' "$log" > "$clean"
-    grep -E '^(Backend [0-9]+/|  [0-9]+/[0-9]+ tests passed|[0-9]+/[0-9]+ backends passed|  Backend .*: (OK|FAIL))' "$clean"
-    # Per op. test: one line per case, "  OP(params): [details] OK|FAIL" or "... not supported [...]".
-    # grad: a computed case prints "  OP(params): OK" first, then its result line (named SUM when
-    # the suite summed a non-scalar output, so the op is taken from the first line), "skipping large
-    # tensors" or "not supported"; a case refused early prints only its "not supported" line.
-    awk -v grad="$([ "$mode" = grad ] && echo 1 || echo 0)" '
+PROG="$BUILD_DIR/test-backend-ops"
+
+# The program colours OK / FAIL with terminal escapes even into a file: strip them to count.
+strip_colours() { sed 's/\x1b\[[0-9;]*m//g'; }
+
+# Per-op rows "op passed failed not-supported skipped died [note]" of a plain log (stdin).
+# test: one line per case, "  OP(params): [details] OK|FAIL" or "... not supported [...]".
+# grad: a computed case prints "  OP(params): OK" first, then its result line (named SUM when
+# the suite summed a non-scalar output, so the op is taken from the first line), "skipping large
+# tensors" or "not supported"; a case refused early prints only its "not supported" line. A header
+# line with no result after it is the case the program died in. OPNAME/EXTRA_DIED/NOTE add the
+# cases an earlier run of that op died in, and a note, to its row.
+op_rows() {
+    awk -v grad="$1" -v opname="${2:-}" -v extra_died="${3:-0}" -v note="${4:-}" '
         function count(arr, o) { arr[o]++; seen[o] = 1; pending = 0 }
         match($0, /^  [A-Za-z0-9_()]+\(/) {
             op = substr($0, 3, RLENGTH - 3)
@@ -140,18 +137,121 @@ for mode in $MODES; do
             }
         }
         END {
-            if (pending) { died[pop]++ }
-            printf "%-26s %7s %7s %14s %8s %6s\n", "op", "passed", "failed", "not supported", "skipped", "died"
-            for (o in seen) { printf "%-26s %7d %7d %14d %8d %6d\n", o, ok[o], bad[o], ns[o], sk[o], died[o] }
-        }' "$clean" | { read -r header; echo "$header"; sort; } > "$BUILD_DIR/$mode.ops.txt"
-    totals=$(awk 'NR > 1 { p += $2; f += $3; n += $4 } END { printf "%d passed, %d failed, %d not supported", p, f, n }' \
-             "$BUILD_DIR/$mode.ops.txt")
+            if (pending && note == "") { died[pop]++ }
+            if (opname != "" && (extra_died > 0 || note != "")) { died[opname] += extra_died; seen[opname] = 1 }
+            for (o in seen) {
+                printf "%-26s %7d %7d %14d %8d %6d%s\n", o, ok[o], bad[o], ns[o], sk[o], died[o], \
+                       (o == opname && note != "") ? "  " note : ""
+            }
+        }'
+}
+
+# writes BUILD_DIR/MODE.ops.txt from rows (stdin) and prints the run's totals line
+write_table() {
+    local mode=$1 log=$2 errlog=$3 rc=$4 table="$BUILD_DIR/$1.ops.txt" totals n_errors
+    {
+        printf "%-26s %7s %7s %14s %8s %6s\n" "op" "passed" "failed" "not supported" "skipped" "died"
+        sort
+    } > "$table"
+    totals=$(awk 'NR > 1 { p += $2; f += $3; n += $4; s += $5; d += $6 }
+                  END { printf "%d passed, %d failed, %d not supported, %d skipped, %d died", p, f, n, s, d }' "$table")
     grep -E '^ggml_[a-z0-9_]+: ' "$errlog" | sort | uniq -c | sort -rn > "$BUILD_DIR/$mode.errors.txt"
     n_errors=$(awk '{ n += $1 } END { print n + 0 }' "$BUILD_DIR/$mode.errors.txt")
     echo "family-tests: $mode: exit status $rc, $totals, $n_errors library error messages" \
-         "(log: $log; per op: $BUILD_DIR/$mode.ops.txt; errors: $BUILD_DIR/$mode.errors.txt)"
-    if [ "$rc" -ne 0 ]; then
-        status=1
+         "(log: $log; per op: $table; errors: $BUILD_DIR/$mode.errors.txt)"
+}
+
+# the caller's -o and -p, taken apart for the grad loop; everything else goes through as given
+user_ops=""
+user_params=""
+other_args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        -o) user_ops=${2:-}; shift 2 || shift ;;
+        -p) user_params=${2:-}; shift 2 || shift ;;
+        *) other_args+=("$1"); shift ;;
+    esac
+done
+passthrough=("${other_args[@]}")
+[ -n "$user_ops" ] && passthrough+=(-o "$user_ops")
+[ -n "$user_params" ] && passthrough+=(-p "$user_params")
+
+# a case's params as an ECMAScript regex matching exactly them
+# shellcheck disable=SC2016 # the $ is a character to escape
+regex_quote() { printf '%s' "$1" | sed 's/[][\\.*+?^$(){}|]/\\&/g'; }
+
+run_test_mode() {
+    local log="$BUILD_DIR/test.log" errlog="$BUILD_DIR/test.stderr.log" clean="$BUILD_DIR/test.plain.log" rc
+    echo "family-tests: test-backend-ops test ${passthrough[*]}"
+    # stderr apart: the library's messages would otherwise split the program's result lines
+    "$PROG" test "${passthrough[@]}" > "$log" 2> "$errlog"
+    rc=$?
+    strip_colours < "$log" > "$clean"
+    grep -E '^(Backend [0-9]+/|  [0-9]+/[0-9]+ tests passed|[0-9]+/[0-9]+ backends passed|  Backend .*: (OK|FAIL))' "$clean"
+    op_rows 0 < "$clean" | write_table test "$log" "$errlog" "$rc"
+    return $rc
+}
+
+run_grad_mode() {
+    local log="$BUILD_DIR/grad.log" errlog="$BUILD_DIR/grad.stderr.log" clean="$BUILD_DIR/grad.plain.log"
+    local rows="$BUILD_DIR/grad.rows" died_list="$BUILD_DIR/grad.died.txt" part="$BUILD_DIR/grad.part.log"
+    local timeout_s=${OP_TIMEOUT:-0} status=0 ops op rc excl vars filter note n_died
+    if [ -n "$user_ops" ]; then
+        ops=$(printf '%s\n' "$user_ops" | tr ',' '\n')
+    else
+        ops=$("$PROG" --list-ops | awk '/^  [A-Z]/ { print $1 }')
     fi
+    : > "$log"; : > "$errlog"; : > "$clean"; : > "$rows"; : > "$died_list"
+    echo "family-tests: test-backend-ops grad -b CPU, op by op ($(echo "$ops" | wc -l) ops) ${other_args[*]}"
+    for op in $ops; do
+        excl=""
+        n_died=0
+        while :; do
+            filter=$user_params
+            if [ -n "$excl" ]; then
+                filter="^(?!(?:$excl)\$)${user_params:+(?=.*(?:$user_params))}"
+            fi
+            echo "== $op${filter:+ -p $filter}" >> "$log"
+            timeout "$timeout_s" "$PROG" grad -b CPU -o "$op" ${filter:+-p "$filter"} "${other_args[@]}" \
+                > "$part" 2>> "$errlog"
+            rc=$?
+            # a run that died leaves its last case's header, "  OP(params): ", without a newline
+            [ -s "$part" ] && [ -n "$(tail -c 1 "$part")" ] && echo >> "$part"
+            cat "$part" >> "$log"
+            strip_colours < "$part" > "$part.plain"
+            cat "$part.plain" >> "$clean"
+            note=""
+            if [ "$rc" -eq 124 ]; then
+                note="timeout after ${timeout_s}s"
+            elif [ "$rc" -gt 1 ]; then
+                # the case it died in: the last line, a header with no result after it
+                vars=$(tail -n 1 "$part.plain" | sed -nE 's/^  [A-Za-z0-9_]+\((.*)\): (OK)?$/\1/p')
+                if [ -n "$vars" ] && [ "$n_died" -lt 50 ]; then
+                    echo "$op($vars): exit status $rc" >> "$died_list"
+                    n_died=$((n_died + 1))
+                    excl="${excl:+$excl|}$(regex_quote "$vars")"
+                    continue
+                fi
+                note="exit status $rc"
+            fi
+            op_rows 1 "$op" "$n_died" "$note" < "$part.plain" >> "$rows"
+            break
+        done
+        [ "$rc" -ne 0 ] || [ "$n_died" -gt 0 ] && status=1
+    done
+    rm -f "$part" "$part.plain"
+    write_table grad "$log" "$errlog" "$status" < "$rows"
+    rm -f "$rows"
+    echo "family-tests: grad: the cases the program died in: $died_list"
+    return $status
+}
+
+status=0
+for mode in $MODES; do
+    case "$mode" in
+        test) run_test_mode || status=1 ;;
+        grad) run_grad_mode || status=1 ;;
+        *) echo "family-tests: unknown mode '$mode' in MODES" >&2; exit 2 ;;
+    esac
 done
 exit $status

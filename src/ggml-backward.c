@@ -5,7 +5,8 @@
 // The gradient of a node is kept in cgraph->grads at the node's hash slot; a node with a
 // gradient accumulator (cgraph->grad_accs: the loss, or what the caller passes) accumulates into
 // it in place. The rules per op are the family's (which ops have gradients, and through which
-// sources); an op with no rule is logged and its sources get no gradient from it.
+// sources), plus CUMSUM, DIAG and TRI, which the family lacks; an op with no rule is logged and its
+// sources get no gradient from it.
 
 #include "ggml-impl.h"
 
@@ -354,6 +355,30 @@ static void bw_node(struct bw_state * st, struct ggml_tensor * node) {
                 const int32_t * p = node->op_params;
                 bw_accumulate(st, s0, ggml_pool_2d_back(ctx, grad, s0, (enum ggml_op_pool) p[0], p[1], p[2], p[3], p[4],
                         (float) p[5], (float) p[6]), BW_ADD);
+            }
+            break;
+        // three rules the family lacks (its backward pass aborts on these ops), each a composition of
+        // ops that have CPU kernels
+        case GGML_OP_CUMSUM:
+            // y_i = sum_{j<=i} x_j along dim 0: dx_i = sum_{j>=i} dy_j = row total - cumsum(dy)_i + dy_i
+            if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
+                struct ggml_tensor * total = ggml_repeat(ctx, ggml_sum_rows(ctx, grad), grad);
+                bw_accumulate(st, s0, ggml_add(ctx, ggml_sub(ctx, total, ggml_cumsum(ctx, grad)), grad), BW_ADD);
+            }
+            break;
+        case GGML_OP_DIAG:
+            // y[i, i] = x[i] (x one row per matrix): dx[i] = dy[i, i], read through a view that steps
+            // one row and one element at a time
+            if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
+                struct ggml_tensor * d = ggml_view_4d(ctx, grad, 1, grad->ne[1], grad->ne[2], grad->ne[3],
+                        grad->nb[1] + grad->nb[0], grad->nb[2], grad->nb[3], 0);
+                bw_accumulate(st, s0, ggml_reshape(ctx, ggml_cont(ctx, d), s0), BW_ADD);
+            }
+            break;
+        case GGML_OP_TRI:
+            // a fixed triangle of x is kept: dx is the same triangle of dy
+            if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
+                bw_accumulate(st, s0, ggml_tri(ctx, grad, (enum ggml_tri_type) ggml_get_op_params_i32(node, 0)), BW_ADD);
             }
             break;
         case GGML_OP_UNARY:

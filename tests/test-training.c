@@ -102,6 +102,19 @@ static tensor * b_get_rows(struct ggml_context * c) {
 static tensor * b_soft_max(struct ggml_context * c) {
     return ggml_mul(c, ggml_soft_max_ext(c, P(c, 7, 4, 2, 1), NULL, 0.5f, 0.0f), C(c, 7, 4, 2, 1));
 }
+// ALiBi: a mask scaled by a slope per head (max_bias 8, 2 heads); the mask has no gradient, so
+// SOFT_MAX_BACK gets max_bias and computes dx as without it
+static tensor * b_soft_max_alibi(struct ggml_context * c) {
+    return ggml_mul(c, ggml_soft_max_ext(c, P(c, 7, 4, 2, 1), C(c, 7, 4, 1, 1), 0.5f, 8.0f), C(c, 7, 4, 2, 1));
+}
+// rules beyond the family's: CUMSUM (rows of 9, strided by a permute), DIAG, TRI
+static tensor * b_cumsum(struct ggml_context * c) {
+    return ggml_mul(c, ggml_cumsum(c, ggml_permute(c, P(c, 4, 9, 3, 1), 1, 0, 2, 3)), C(c, 9, 4, 3, 1));
+}
+static tensor * b_diag(struct ggml_context * c) { return ggml_mul(c, ggml_diag(c, P(c, 6, 1, 3, 2)), C(c, 6, 6, 3, 2)); }
+static tensor * b_tri(struct ggml_context * c) {
+    return ggml_mul(c, ggml_tri(c, P(c, 5, 5, 2, 1), GGML_TRI_TYPE_LOWER), C(c, 5, 5, 2, 1));
+}
 static tensor * b_diag_mask(struct ggml_context * c) {
     return ggml_mul(c, ggml_soft_max(c, ggml_diag_mask_inf(c, P(c, 5, 5, 2, 1), 1)), C(c, 5, 5, 2, 1));
 }
@@ -167,10 +180,10 @@ static const struct grad_case cases[] = {
     { "mean", b_mean }, { "set", b_set }, { "repeat", b_repeat }, { "repeat_back", b_repeat_back }, { "rms_norm", b_rms_norm },
     { "mul_mat", b_mul_mat }, { "mul_mat broadcast", b_mul_mat_bcast }, { "scale", b_scale }, { "cpy", b_cpy },
     { "cont transpose", b_cont_transpose }, { "reshape permute", b_reshape_permute }, { "view", b_view },
-    { "get_rows", b_get_rows }, { "soft_max", b_soft_max }, { "diag_mask_inf", b_diag_mask }, { "abs", b_abs },
+    { "get_rows", b_get_rows }, { "soft_max", b_soft_max }, { "soft_max alibi", b_soft_max_alibi }, { "diag_mask_inf", b_diag_mask }, { "abs", b_abs },
     { "neg", b_neg }, { "relu", b_relu }, { "silu", b_silu }, { "exp", b_exp }, { "swiglu", b_swiglu },
     { "cross_entropy_loss", b_cross_entropy }, { "rope normal (YaRN)", b_rope_normal }, { "rope neox (YaRN)", b_rope_neox },
-    { "rope mrope", b_rope_mrope }, { "pool_2d max", b_pool_max }, { "pool_2d avg", b_pool_avg }, { "two layers", b_chain },
+    { "rope mrope", b_rope_mrope }, { "pool_2d max", b_pool_max }, { "pool_2d avg", b_pool_avg }, { "cumsum", b_cumsum }, { "diag", b_diag }, { "tri", b_tri }, { "two layers", b_chain },
 };
 
 static float loss_of(struct ggml_context * ctx, struct ggml_cgraph * gf, const tensor * loss) {

@@ -40,6 +40,19 @@ static bool bw_same_f32(const struct ggml_tensor * op, int n_src) {
     return true;
 }
 
+// GET_ROWS_BACK's gradient rows: F32, F16, BF16, I32 (summed as floats), or a quantized type with a
+// dequantizer (the family's CPU takes F32 and F16 only)
+static bool bw_rows_back_type_ok(const struct ggml_tensor * a) {
+    if (a->nb[0] != ggml_type_size(a->type)) {
+        return false;
+    }
+    if (ggml_vec_is_float_type(a->type) || a->type == GGML_TYPE_I32) {
+        return true;
+    }
+    const struct ggml_type_traits * tr = ggml_get_type_traits(a->type);
+    return ggml_is_quantized(a->type) && tr->to_float != NULL && a->ne[0] % tr->blck_size == 0;
+}
+
 bool ggml_cpu_backward_supports(const struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -52,15 +65,14 @@ bool ggml_cpu_backward_supports(const struct ggml_tensor * op) {
         case GGML_OP_SILU_BACK:
         case GGML_OP_RMS_NORM_BACK:
             return bw_same_f32(op, 2);
-        case GGML_OP_SOFT_MAX_BACK: {
-            float max_bias;
-            memcpy(&max_bias, (const float *) op->op_params + 1, sizeof(float));
-            return bw_same_f32(op, 2) && max_bias == 0.0f; // ALiBi has no gradient here (nor in the family)
-        }
+        case GGML_OP_SOFT_MAX_BACK:
+            // any max_bias: the ALiBi slope only scales the mask, an additive input that is not
+            // differentiated, so dx is the same (the family's CPU declines max_bias != 0)
+            return bw_same_f32(op, 2);
         case GGML_OP_GET_ROWS_BACK:
-            return (a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && a->nb[0] == ggml_type_size(a->type) &&
-                   b != NULL && b->type == GGML_TYPE_I32 && ggml_is_vector(b) && ggml_is_matrix(a) &&
-                   a->ne[1] >= b->ne[0] && op->type == GGML_TYPE_F32 && ggml_is_contiguous(op) && op->ne[0] == a->ne[0];
+            return bw_rows_back_type_ok(a) && b != NULL && b->type == GGML_TYPE_I32 && ggml_is_vector(b) &&
+                   ggml_is_matrix(a) && a->ne[1] >= b->ne[0] && op->type == GGML_TYPE_F32 && ggml_is_contiguous(op) &&
+                   op->ne[0] == a->ne[0];
         case GGML_OP_POOL_2D_BACK: {
             const int32_t pop = ggml_get_op_params_i32(op, 0);
             return b != NULL && a->type == GGML_TYPE_F32 && b->type == GGML_TYPE_F32 && ggml_is_contiguous(a) &&
@@ -87,12 +99,21 @@ bool ggml_cpu_backward_supports(const struct ggml_tensor * op) {
     }
 }
 
+// bytes of one thread's dequantized row (GET_ROWS_BACK), whole cache lines
+static size_t bw_rows_back_stride(const struct ggml_tensor * op) {
+    const size_t line = GGML_CPU_CACHE_LINE;
+    return ((size_t) op->ne[0]*sizeof(float) + line - 1)/line*line;
+}
+
 // one cache line per thread for a partial sum
 size_t ggml_cpu_backward_work_size(const struct ggml_tensor * op, int n_threads) {
     switch (op->op) {
         case GGML_OP_COUNT_EQUAL:
         case GGML_OP_CROSS_ENTROPY_LOSS:
             return (size_t) n_threads*GGML_CPU_CACHE_LINE;
+        case GGML_OP_GET_ROWS_BACK:
+            // a row of dequantized gradient per thread
+            return ggml_is_quantized(op->src[0]->type) ? (size_t) n_threads*bw_rows_back_stride(op) : 0;
         default:
             return 0;
     }
@@ -226,13 +247,34 @@ static enum ggml_status bw_get_rows_back(const struct ggml_compute_params * para
         }
         float * y = (float *) ((char *) dst->data + idx*dst->nb[1]);
         const char * x = (const char *) a->data + i*a->nb[1];
-        if (a->type == GGML_TYPE_F32) {
-            for (int64_t k = 0; k < nc; k++) {
-                y[k] += ((const float *) x)[k];
-            }
-        } else {
-            for (int64_t k = 0; k < nc; k++) {
-                y[k] += ggml_fp16_to_fp32(((const ggml_fp16_t *) x)[k]);
+        switch (a->type) {
+            case GGML_TYPE_F32:
+                for (int64_t k = 0; k < nc; k++) {
+                    y[k] += ((const float *) x)[k];
+                }
+                break;
+            case GGML_TYPE_F16:
+                for (int64_t k = 0; k < nc; k++) {
+                    y[k] += ggml_fp16_to_fp32(((const ggml_fp16_t *) x)[k]);
+                }
+                break;
+            case GGML_TYPE_BF16:
+                for (int64_t k = 0; k < nc; k++) {
+                    y[k] += ggml_bf16_to_fp32(((const ggml_bf16_t *) x)[k]);
+                }
+                break;
+            case GGML_TYPE_I32:
+                for (int64_t k = 0; k < nc; k++) {
+                    y[k] += (float) ((const int32_t *) x)[k];
+                }
+                break;
+            default: {
+                float * tmp = (float *) ((char *) params->wdata + (size_t) params->ith*bw_rows_back_stride(dst));
+                ggml_get_type_traits(a->type)->to_float(x, tmp, nc);
+                for (int64_t k = 0; k < nc; k++) {
+                    y[k] += tmp[k];
+                }
+                break;
             }
         }
     }

@@ -413,9 +413,8 @@ static bool glu_supports(const struct ggml_tensor * op) {
     if (b != NULL) {
         return ggml_vec_is_float_type(b->type) && ggml_are_same_shape(a, b) && ggml_are_same_shape(a, op);
     }
-    // a row of odd length: its last element is in neither half (the family computes those too)
-    return (op->ne[0]*2 == a->ne[0] || op->ne[0]*2 + 1 == a->ne[0]) && op->ne[1] == a->ne[1] && op->ne[2] == a->ne[2] &&
-           op->ne[3] == a->ne[3];
+    // an odd row length leaves a's last element unused, as in the family
+    return op->ne[0] == a->ne[0]/2 && op->ne[1] == a->ne[1] && op->ne[2] == a->ne[2] && op->ne[3] == a->ne[3];
 }
 
 bool ggml_cpu_unary_supports(const struct ggml_tensor * op) {

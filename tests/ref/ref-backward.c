@@ -56,7 +56,7 @@ static bool ref_silu_back(const struct ggml_tensor * node, double * out) {
 }
 
 // y = x * r with r = (sum(x^2)/n + eps)^(-1/2): dx_j = r*dy_j - x_j * r^3 * sum(x*dy) / n
-// SOFT_MAX_BACK (y = softmax(scale*x)): dx_j = scale * y_j * (dy_j - sum(y*dy))
+// SOFT_MAX_BACK (y = softmax(scale*x + slope*mask)): dx_j = scale * y_j * (dy_j - sum(y*dy))
 static bool ref_row_back(const struct ggml_tensor * node, double * out) {
     const struct ggml_tensor * dy = node->src[0];
     const struct ggml_tensor * x  = node->src[1];
@@ -85,9 +85,10 @@ static bool ref_row_back(const struct ggml_tensor * node, double * out) {
     return true;
 }
 
-// GET_ROWS_BACK: row b[i] of the result accumulates row i of a
+// GET_ROWS_BACK: row b[i] of the result accumulates row i of a (of any type the reference reads or
+// dequantizes)
 static bool ref_get_rows_back(const struct ggml_tensor * node, double * out, char * err, size_t err_size) {
-    if (!ggml_ref_need_src(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
+    if (!ggml_ref_need_src_q(node, 0, err, err_size) || !ggml_ref_need_src(node, 1, err, err_size)) {
         return false;
     }
     const struct ggml_tensor * a = node->src[0];
@@ -105,7 +106,7 @@ static bool ref_get_rows_back(const struct ggml_tensor * node, double * out, cha
             return ggml_ref_fail(err, err_size, "GET_ROWS_BACK: index %g is out of range", r);
         }
         for (int64_t k = 0; k < node->ne[0]; k++) {
-            out[ggml_ref_idx(node, k, (int64_t) r, 0, 0)] += ggml_ref_get(a, k, i, 0, 0);
+            out[ggml_ref_idx(node, k, (int64_t) r, 0, 0)] += ggml_ref_get_q(a, k, i, 0, 0);
         }
     }
     return true;
@@ -251,9 +252,7 @@ bool ggml_ref_op_backward(const struct ggml_tensor * node, double * out, char * 
             return ref_rows_same_shape(node, 2, err, err_size) && ref_silu_back(node, out);
         case GGML_OP_RMS_NORM_BACK:
         case GGML_OP_SOFT_MAX_BACK:
-            if (node->op == GGML_OP_SOFT_MAX_BACK && ggml_ref_param_f32(node, 1) != 0.0f) {
-                return ggml_ref_fail(err, err_size, "SOFT_MAX_BACK: max_bias != 0 has no gradient definition");
-            }
+            // max_bias (f32[1]) only scales softmax's mask, which has no gradient: dx does not depend on it
             return ref_rows_same_shape(node, 2, err, err_size) && ref_row_back(node, out);
         case GGML_OP_GET_ROWS_BACK:
             return ref_get_rows_back(node, out, err, err_size);

@@ -267,7 +267,8 @@ bool ggml_ref_supports(const struct ggml_tensor * node) {
     // quantized data is read (dequantized) as source 0 of the ops that take it
     const bool q_src0 = node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_MUL_MAT_ID || node->op == GGML_OP_GET_ROWS ||
                         node->op == GGML_OP_DUP || node->op == GGML_OP_CONT || node->op == GGML_OP_CPY ||
-                        node->op == GGML_OP_OUT_PROD || node->op == GGML_OP_CONCAT;
+                        node->op == GGML_OP_OUT_PROD || node->op == GGML_OP_CONCAT ||
+                        node->op == GGML_OP_GET_ROWS_BACK;
     for (int i = 0; i < GGML_MAX_SRC; i++) {
         const struct ggml_tensor * s = node->src[i];
         // the destination of CPY / SET_ROWS (read, if at all, as the node's own contents)

@@ -143,9 +143,8 @@ bool ggml_ref_op_glu(const struct ggml_tensor * node, double * out, char * err, 
             return ggml_ref_fail(err, err_size, "GLU (split): a, b and the result must have the same shape");
         }
     } else {
-        // (a row of odd length: the last element is in neither half)
-        if ((node->ne[0]*2 != a->ne[0] && node->ne[0]*2 + 1 != a->ne[0]) || node->ne[1] != a->ne[1] || node->ne[2] != a->ne[2] ||
-            node->ne[3] != a->ne[3]) {
+        // x and g are the first two runs of ne0 elements of each row; an odd a->ne0 leaves one unused
+        if (node->ne[0] != a->ne[0]/2 || node->ne[1] != a->ne[1] || node->ne[2] != a->ne[2] || node->ne[3] != a->ne[3]) {
             return ggml_ref_fail(err, err_size, "GLU: the result must be a with half the row length (a->ne0 = %lld, result ne0 = %lld)",
                     (long long) a->ne[0], (long long) node->ne[0]);
         }

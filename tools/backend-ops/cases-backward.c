@@ -34,8 +34,8 @@ static struct ggml_tensor * build_pair_back(struct bop_graph * g, const struct b
         case GGML_OP_SILU_BACK:     return ggml_silu_back(g->ctx, dy, x);
         case GGML_OP_RMS_NORM_BACK: return ggml_rms_norm_back(g->ctx, dy, x, c->f[0]);
         case GGML_OP_SOFT_MAX_BACK:
-            return c->i[2] ? ggml_soft_max_ext_back_inplace(g->ctx, dy, x, c->f[0], 0.0f)
-                           : ggml_soft_max_ext_back(g->ctx, dy, x, c->f[0], 0.0f);
+            return c->i[2] ? ggml_soft_max_ext_back_inplace(g->ctx, dy, x, c->f[0], c->f[1])
+                           : ggml_soft_max_ext_back(g->ctx, dy, x, c->f[0], c->f[1]);
         default: return NULL;
     }
 }
@@ -49,7 +49,8 @@ static struct ggml_tensor * build_get_rows_back(struct bop_graph * g, const stru
     const int64_t n_rows = c->ne[0][1];
     const int64_t ne_a[4] = { n, c->i[0], 1, 1 };
     const int64_t ne_b[4] = { c->i[0], 1, 1, 1 };
-    struct ggml_tensor * a = bops_input(g, c->t[0], ne_a, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, -1.0, 1.0);
+    const double range = c->t[0] == GGML_TYPE_I32 ? 1000.0 : 1.0; // integers: more than -1 and 0
+    struct ggml_tensor * a = bops_input(g, c->t[0], ne_a, BOP_LAYOUT_CONT, BOP_FILL_UNIFORM, -range, range);
     struct ggml_tensor * b = bops_input(g, GGML_TYPE_I32, ne_b, BOP_LAYOUT_CONT, BOP_FILL_INDEX, 0.0, (double) n_rows);
     struct ggml_tensor * d = bops_input_c(g, GGML_TYPE_F32, c->ne[0]);
     return a != NULL && b != NULL && d != NULL ? ggml_get_rows_back(g->ctx, a, b, d) : NULL;
@@ -240,10 +241,12 @@ static bool add_repeat_back(struct bop_cases * list) {
 
 static bool add_pair_back(struct bop_cases * list) {
     static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 1027, 3, 1, 1 }, { 64, 1, 1, 1 }, { 5, 7, 3, 2 } };
-    static const struct { enum ggml_op op; float f; bool inplace; } ops[] = {
-        { GGML_OP_SILU_BACK, 0.0f, false },
-        { GGML_OP_RMS_NORM_BACK, 1e-6f, false }, { GGML_OP_RMS_NORM_BACK, 1e-3f, false },
-        { GGML_OP_SOFT_MAX_BACK, 1.0f, false }, { GGML_OP_SOFT_MAX_BACK, 0.1f, false }, { GGML_OP_SOFT_MAX_BACK, 1.0f, true },
+    // f: eps or scale; max_bias: SOFT_MAX_BACK's ALiBi bias (no effect on dx; the family's suite has 8)
+    static const struct { enum ggml_op op; float f; bool inplace; float max_bias; } ops[] = {
+        { GGML_OP_SILU_BACK, 0.0f, false, 0.0f },
+        { GGML_OP_RMS_NORM_BACK, 1e-6f, false, 0.0f }, { GGML_OP_RMS_NORM_BACK, 1e-3f, false, 0.0f },
+        { GGML_OP_SOFT_MAX_BACK, 1.0f, false, 0.0f }, { GGML_OP_SOFT_MAX_BACK, 0.1f, false, 0.0f },
+        { GGML_OP_SOFT_MAX_BACK, 1.0f, true, 0.0f }, { GGML_OP_SOFT_MAX_BACK, 0.1f, false, 8.0f },
     };
     for (size_t o = 0; o < sizeof(ops)/sizeof(ops[0]); o++) {
         for (size_t s = 0; s < sizeof(shapes)/sizeof(shapes[0]); s++) {
@@ -251,8 +254,12 @@ static bool add_pair_back(struct bop_cases * list) {
                 if (l > 0 && s != 0) {
                     continue;
                 }
-                struct bop_case * c = bops_add(list, ggml_op_name(ops[o].op), build_pair_back, "type=f32,ne=%s,p=%g%s,layout=%s",
-                        bops_ne_str(shapes[s]), (double) ops[o].f, ops[o].inplace ? ",inplace" : "",
+                char bias[32] = "";
+                if (ops[o].max_bias != 0.0f) {
+                    snprintf(bias, sizeof(bias), ",max_bias=%g", (double) ops[o].max_bias);
+                }
+                struct bop_case * c = bops_add(list, ggml_op_name(ops[o].op), build_pair_back, "type=f32,ne=%s,p=%g%s%s,layout=%s",
+                        bops_ne_str(shapes[s]), (double) ops[o].f, bias, ops[o].inplace ? ",inplace" : "",
                         bops_layout_name(backward_layouts[l]));
                 if (c == NULL) {
                     return false;
@@ -263,6 +270,7 @@ static bool add_pair_back(struct bop_cases * list) {
                 c->i[1] = backward_layouts[l];
                 c->i[2] = ops[o].inplace;
                 c->f[0] = ops[o].f;
+                c->f[1] = ops[o].max_bias;
                 c->bound = ops[o].op == GGML_OP_SILU_BACK ? 1e-7 : 1e-6;
             }
         }
@@ -272,9 +280,15 @@ static bool add_pair_back(struct bop_cases * list) {
 
 static bool add_get_rows_back(struct bop_cases * list) {
     static const struct { int64_t n, rows; int idx; } shapes[] = { { 10, 5, 3 }, { 256, 16, 40 }, { 7, 1, 5 }, { 1027, 8, 8 } };
-    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16 };
-    for (size_t t = 0; t < 2; t++) {
+    // the gradient's type: F32 and F16 as the family's CPU, BF16, I32 and quantized rows beyond it
+    // (the family's suite asks for them all; quantized and BF16 only where n is whole blocks)
+    static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_I32,
+                                            GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL };
+    for (size_t t = 0; t < sizeof(types)/sizeof(types[0]); t++) {
         for (size_t s = 0; s < sizeof(shapes)/sizeof(shapes[0]); s++) {
+            if (shapes[s].n % ggml_blck_size(types[t]) != 0) {
+                continue;
+            }
             struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_GET_ROWS_BACK), build_get_rows_back, "type=%s,n=%lld,rows=%lld,idx=%d",
                     bops_tname(types[t]), (long long) shapes[s].n, (long long) shapes[s].rows, shapes[s].idx);
             if (c == NULL) {

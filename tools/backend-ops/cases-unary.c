@@ -77,7 +77,8 @@ static bool cases_unary(struct bop_cases * list) {
 
 //
 // GLU: t[0] type; ne[0] = shape of the result; i[0] = glu op, i[1] = swapped, i[2] = split form,
-// i[3] = layout of the inputs, i[4] = 1: a's rows one element longer (odd); SWIGLU_OAI: f[0] = alpha, f[1] = limit
+// i[3] = layout of the inputs, i[4] = one-tensor form with an odd row (a->ne0 = 2*ne0 + 1, the last
+// element unused, as the family's ne_a[0] = 5 cases); SWIGLU_OAI: f[0] = alpha, f[1] = limit
 //
 
 static struct ggml_tensor * build_glu(struct bop_graph * g, const struct bop_case * c) {
@@ -92,7 +93,7 @@ static struct ggml_tensor * build_glu(struct bop_graph * g, const struct bop_cas
         }
         t = ggml_glu_split(g->ctx, a, b, op);
     } else {
-        const int64_t ne[4] = { 2*c->ne[0][0] + c->i[4], c->ne[0][1], c->ne[0][2], c->ne[0][3] };
+        const int64_t ne[4] = { 2*c->ne[0][0] + (c->i[4] ? 1 : 0), c->ne[0][1], c->ne[0][2], c->ne[0][3] };
         struct ggml_tensor * a = bops_input(g, c->t[0], ne, layout, BOP_FILL_UNIFORM, c->lo, c->hi);
         if (a == NULL) {
             return NULL;
@@ -107,10 +108,10 @@ static struct ggml_tensor * build_glu(struct bop_graph * g, const struct bop_cas
     return t;
 }
 
-static bool add_glu(struct bop_cases * list, enum ggml_glu_op op, enum ggml_type type, const int64_t ne[4],
-        bool swapped, bool split, enum bop_layout layout) {
-    struct bop_case * c = bops_add(list, ggml_glu_op_name(op), build_glu, "type=%s,ne=%s,%s,layout=%s%s",
-            bops_tname(type), bops_ne_str(ne), split ? "split" : swapped ? "swapped" : "fused",
+static struct bop_case * add_glu_case(struct bop_cases * list, enum ggml_glu_op op, enum ggml_type type,
+        const int64_t ne[4], bool swapped, bool split, enum bop_layout layout, bool odd) {
+    struct bop_case * c = bops_add(list, ggml_glu_op_name(op), build_glu, "type=%s,ne=%s,%s%s,layout=%s%s",
+            bops_tname(type), bops_ne_str(ne), split ? "split" : swapped ? "swapped" : "fused", odd ? ",odd" : "",
             bops_layout_name(layout), op == GGML_GLU_OP_SWIGLU_OAI ? ",alpha=1.702,limit=1.5" : "");
     if (c == NULL) {
         return false;
@@ -125,20 +126,13 @@ static bool add_glu(struct bop_cases * list, enum ggml_glu_op op, enum ggml_type
     c->hi = 3.0;
     c->f[0] = 1.702f;
     c->f[1] = 1.5f; // small enough that the limit clips part of the inputs
-    return true;
+    c->i[4] = odd;
+    return c;
 }
 
-// rows of odd length (the family's [5, 7, 11, 13]): the last element of a row is in neither half
-static bool add_glu_odd(struct bop_cases * list, enum ggml_glu_op op, enum ggml_type type, bool swapped) {
-    static const int64_t ne[4] = { 2, 7, 11, 13 };
-    if (!add_glu(list, op, type, ne, swapped, false, BOP_LAYOUT_CONT)) {
-        return false;
-    }
-    struct bop_case * c = &list->v[list->n - 1];
-    c->i[4] = 1;
-    snprintf(c->params, sizeof(c->params), "type=%s,ne_a=[5,7,11,13],%s,layout=cont%s", bops_tname(type),
-             swapped ? "swapped" : "fused", op == GGML_GLU_OP_SWIGLU_OAI ? ",alpha=1.702,limit=1.5" : "");
-    return true;
+static bool add_glu(struct bop_cases * list, enum ggml_glu_op op, enum ggml_type type, const int64_t ne[4],
+        bool swapped, bool split, enum bop_layout layout) {
+    return add_glu_case(list, op, type, ne, swapped, split, layout, false) != NULL;
 }
 
 static bool cases_glu(struct bop_cases * list) {
@@ -160,9 +154,15 @@ static bool cases_glu(struct bop_cases * list) {
             !add_glu(list, (enum ggml_glu_op) op, GGML_TYPE_F16, shapes[0], false, true, BOP_LAYOUT_ROWS)) {
             return false;
         }
-        if (!add_glu_odd(list, (enum ggml_glu_op) op, GGML_TYPE_F32, false) ||
-            !add_glu_odd(list, (enum ggml_glu_op) op, GGML_TYPE_F16, true)) {
-            return false;
+        // odd rows in the one-tensor form (the family's ne_a = [5,7,11,13]: result ne0 2, a[4] unused)
+        static const int64_t odd[4] = { 2, 7, 11, 13 };
+        for (int t = 0; t < 2; t++) {
+            for (int swapped = 0; swapped < 2; swapped++) {
+                if (add_glu_case(list, (enum ggml_glu_op) op, float_types[t], odd, swapped, false,
+                        swapped ? BOP_LAYOUT_ROWS : BOP_LAYOUT_CONT, true) == NULL) {
+                    return false;
+                }
+            }
         }
     }
     return true;
