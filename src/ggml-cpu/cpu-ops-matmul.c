@@ -10,7 +10,8 @@
 //   * GEMV (at most GGML_MM_GEMV_M rows of B, A rows contiguous along k): memory-bound, every
 //     weight row streamed once; items are chunks of A's rows.
 //   * few columns (MM_COLS_MIN .. GGML_MM_COLS_MAX rows of B, A rows contiguous): the same items,
-//     computed by the table's gemv_cols kernel, which reads every weight once for all columns.
+//     computed by the table's gemv_cols kernel, which reads every weight once for all columns
+//     (with F16 weights: gemv_cols_h, B rounded to F16 first, where the level has it).
 
 #include "ggml-cpu-impl.h"
 #include "matmul-impl.h"

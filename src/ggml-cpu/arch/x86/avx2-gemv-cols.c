@@ -1,5 +1,9 @@
-// AVX2 + FMA + F16C few-columns matrix product (the gemv_cols slot of cpu-kernels.h): A rows times
-// 1 .. GGML_MM_COLS_MAX rows of B, every weight read from memory once.
+// AVX2 + FMA + F16C few-columns matrix product (the gemv_cols and gemv_cols_h slots of
+// cpu-kernels.h): A rows times 1 .. GGML_MM_COLS_MAX rows of B, every weight read from memory once.
+// gemv_cols_h reads its first nh rows of B as F16 (widened as they load, like A): the k blocks
+// then hold twice the k for the same bytes, and moving B from L2 to L1 (21 of the 32 bytes per
+// cycle that L2 delivers, with float B in 3 x 4 tiles) halves; measured 1.1 - 1.2x at 8 and 16
+// rows of B with F16 weights (docs/cpu-perf.md).
 //
 // With 5 .. 16 rows of B this product is bound by the FMA units, not by memory, on an AVX2 core
 // (docs/cpu-perf.md). k is cut into blocks of B (nb rows x kb floats, CK_B_BYTES) that stay in
