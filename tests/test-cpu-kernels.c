@@ -194,11 +194,17 @@ static void check_rope(const struct ggml_cpu_kernels * kt, const char * lv) {
 // gemv_cols against double sums: every nb 1..GGML_MM_COLS_MAX, the three weight types, K with
 // vector tails and across the kernels' k blocks, row counts around their 3/4-row tiles, ldo > nn.
 // Bound: |got - ref| <= 1e-5 * sum |a*b| (float accumulation of K terms, K <= 4099).
+// gemv_cols_h (where the level has it) the same way, its first nh rows of B from F16 copies
+// (nh = 0, 4, nb and nb - 3: passes of F16 rows, of float rows and both mixed); the reference
+// uses the F16 values, so the bound is the same (the rounding to F16 is the caller's, checked in
+// test-cpu-matmul).
 static void check_gemv_cols(const struct ggml_cpu_kernels * kt, const char * lv) {
     enum { CK = 4099, CN = 13, CLDO = 16 };
     static unsigned char araw[CN*CK*4];
     static float         afl[CN*CK];
     static float         bm[GGML_MM_COLS_MAX][CK];
+    static ggml_fp16_t   bh[GGML_MM_COLS_MAX][CK];
+    static float         bhf[GGML_MM_COLS_MAX][CK]; // bh as floats
     static float         out[GGML_MM_COLS_MAX*CLDO];
     static const int     ks[] = { 1, 7, 37, 2053, 4099 };
     static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
@@ -210,37 +216,53 @@ static void check_gemv_cols(const struct ggml_cpu_kernels * kt, const char * lv)
             for (int i = 0; i < CN*K; i++) {
                 afl[i] = store_elem(t, araw + (size_t) i*es, rnd());
             }
-            const float * bp[GGML_MM_COLS_MAX];
+            const float *       bp[GGML_MM_COLS_MAX];
+            const ggml_fp16_t * bhp[GGML_MM_COLS_MAX];
             for (int m = 0; m < GGML_MM_COLS_MAX; m++) {
                 for (int k = 0; k < K; k++) {
-                    bm[m][k] = rnd();
+                    bm[m][k]  = rnd();
+                    bhf[m][k] = store_elem(GGML_TYPE_F16, &bh[m][k], rnd());
                 }
-                bp[m] = bm[m];
+                bp[m]  = bm[m];
+                bhp[m] = bh[m];
             }
             const struct ggml_mm_src a = { (const char *) araw, t, (int64_t) es*K, (int64_t) es };
             for (int nb = 1; nb <= GGML_MM_COLS_MAX; nb++) {
-                const int nn = 1 + (nb*5) % CN; // 1 .. 13 rows, starting at row 13 - nn
-                const int n0 = CN - nn;
-                for (int i = 0; i < GGML_MM_COLS_MAX*CLDO; i++) {
-                    out[i] = -12345.0f;
-                }
-                kt->gemv_cols(&a, n0, nn, K, bp, nb, out, CLDO);
-                int bad = 0;
-                for (int m = 0; m < nb; m++) {
-                    for (int i = 0; i < nn; i++) {
-                        double ref = 0.0, mag = 0.0;
-                        for (int k = 0; k < K; k++) {
-                            const double p = (double) afl[(n0 + i)*K + k]*bm[m][k];
-                            ref += p;
-                            mag += fabs(p);
+                const int nhs[] = { -1, 0, nb < 4 ? nb : 4, nb, nb > 3 ? nb - 3 : 0 }; // -1: gemv_cols
+                for (int hi = 0; hi < 5; hi++) {
+                    const int nh = nhs[hi];
+                    if (nh >= 0 && kt->gemv_cols_h == NULL) {
+                        break;
+                    }
+                    const int nn = 1 + (nb*5 + hi) % CN; // 1 .. 13 rows, starting at row 13 - nn
+                    const int n0 = CN - nn;
+                    for (int i = 0; i < GGML_MM_COLS_MAX*CLDO; i++) {
+                        out[i] = -12345.0f;
+                    }
+                    if (nh < 0) {
+                        kt->gemv_cols(&a, n0, nn, K, bp, nb, out, CLDO);
+                    } else {
+                        kt->gemv_cols_h(&a, n0, nn, K, bp, bhp, nh, nb, out, CLDO);
+                    }
+                    int bad = 0;
+                    for (int m = 0; m < nb; m++) {
+                        const float * brow = m < nh ? bhf[m] : bm[m];
+                        for (int i = 0; i < nn; i++) {
+                            double ref = 0.0, mag = 0.0;
+                            for (int k = 0; k < K; k++) {
+                                const double p = (double) afl[(n0 + i)*K + k]*brow[k];
+                                ref += p;
+                                mag += fabs(p);
+                            }
+                            bad += !(fabs(out[m*CLDO + i] - ref) <= 1e-5*mag);
                         }
-                        bad += !(fabs(out[m*CLDO + i] - ref) <= 1e-5*mag);
+                        for (int i = nn; i < CLDO; i++) {
+                            bad += out[m*CLDO + i] != -12345.0f; // nothing written past nn
+                        }
                     }
-                    for (int i = nn; i < CLDO; i++) {
-                        bad += out[m*CLDO + i] != -12345.0f; // nothing written past nn
-                    }
+                    TEST_CHECK_MSG(bad == 0, "[%s] gemv_cols%s %s K=%d nb=%d nh=%d nn=%d: %d wrong", lv, nh < 0 ? "" : "_h",
+                                   ggml_type_name(t), K, nb, nh, nn, bad);
                 }
-                TEST_CHECK_MSG(bad == 0, "[%s] gemv_cols %s K=%d nb=%d nn=%d: %d wrong", lv, ggml_type_name(t), K, nb, nn, bad);
             }
         }
     }

@@ -53,6 +53,13 @@ typedef void (*ggml_cpu_rope_half_fn)(int64_t n, int64_t half, const float * x, 
 // for 5 .. GGML_MM_COLS_MAX rows; the GEMV kernel (mm->gemv) already does so for 1 .. 4.
 #define GGML_MM_COLS_MAX 16
 typedef ggml_mm_gemv_fn ggml_cpu_gemv_cols_fn;
+// The same product with the first nh rows of B read from copies rounded to F16 (bh[m], m < nh;
+// b[m] for the others): half the bytes of B per multiply-add, where an AVX2 core's few-columns
+// product is bound by moving B from L2 to L1, at the price of widening B too (worth it in passes
+// of 4 rows of B). The caller owns the rounding and its error bound (cpu-ops-matmul.c).
+typedef void (*ggml_cpu_gemv_cols_h_fn)(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
+                                        const float * const * b, const ggml_fp16_t * const * bh, int nh, int nb,
+                                        float * out, int64_t ldo);
 
 // Quantized dot products (the extension point for quantized types; empty today). The signature
 // is the family's ggml_vec_dot_t (ggml-cpu.h): s[0] = dot of n elements of the weight row x (the
@@ -91,6 +98,9 @@ struct ggml_cpu_kernels {
     const struct ggml_mm_kernels * mm;
     // matrix product with up to GGML_MM_COLS_MAX rows of B, F32/F16/BF16 weights (see above)
     ggml_cpu_gemv_cols_fn gemv_cols;
+    // optional, and NOT filled from a lower level (a level's own gemv_cols is preferred to a lower
+    // level's gemv_cols_h): NULL where the level has none
+    ggml_cpu_gemv_cols_h_fn gemv_cols_h;
 
     // FLASH_ATTN_EXT: slot r (1 .. GGML_CPU_ATTN_ROWS) serves r query rows; slot 0 is unused
     ggml_cpu_attn_dot_fn  attn_dot [GGML_CPU_ATTN_ROWS + 1];

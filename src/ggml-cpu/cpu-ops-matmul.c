@@ -10,7 +10,8 @@
 //   * GEMV (at most GGML_MM_GEMV_M rows of B, A rows contiguous along k): memory-bound, every
 //     weight row streamed once; items are chunks of A's rows.
 //   * few columns (MM_COLS_MIN .. GGML_MM_COLS_MAX rows of B, A rows contiguous): the same items,
-//     computed by the table's gemv_cols kernel, which reads every weight once for all columns.
+//     computed by the table's gemv_cols kernel, which reads every weight once for all columns
+//     (with F16 weights: gemv_cols_h, B rounded to F16 first, where the level has it).
 
 #include "ggml-cpu-impl.h"
 #include "matmul-impl.h"
@@ -18,6 +19,7 @@
 #include "cpu-ops-matmul-quant.h"
 #include "cpu-ops-outprod-quant.h"
 
+#include <math.h>
 #include <string.h>
 
 // rows of B from which the few-columns kernel computes MUL_MAT (below: the GEMV kernel), and the
@@ -29,6 +31,19 @@
 // floats, the buffer's start rounded up within MM_SCRATCH_SLACK floats)
 #define MM_COLS_B_ALIGN  32
 #define MM_SCRATCH_SLACK 16
+// few columns with F16 weights: the rows of B rounded to F16 once per batch, each scaled by a
+// power of two that brings its largest |value| into [2^14, 2^15) (no overflow, no subnormals but
+// for values 2^29 below the row's largest), for the level's gemv_cols_h kernel: half the bytes of
+// B per multiply-add. Error: each element of B within 2^-11 relative (2^-39 of the row's largest
+// |value| absolute), i.e. |error| <= 2^-11 sum |a*b| + the float accumulation's; the family rounds
+// B to F16 unscaled for every F16 product. Rows whose largest |value| is infinite or beyond
+// 2^+-100 take the float kernel.
+#define MM_H_CHUNK 256
+// OFF for now: the rounding gives 1.06 - 1.24x at 5 .. 16 columns (docs/cpu-perf.md, wave 5) but
+// tools/llm's llm-reference and llm-meta check logits against double sums within 1e-5 of the
+// largest (float activations), which F16 activations miss (1.5e-4 - 4.6e-3 of 5.3 - 5.9);
+// turning it on needs those bounds moved to the family's F16 contract first.
+#define MM_COLS_ROUND_B_F16 0
 
 // A plan of one node, computed the same way by work_size (n_threads) and forward (nth).
 struct mm_plan {
@@ -44,6 +59,7 @@ struct mm_plan {
     bool    gemv;
     bool    cols;            // GEMV items computed by the few-columns kernel
     bool    b_direct;        // GEMV: B rows usable in place (F32, contiguous along k)
+    bool    cols_h;          // few columns, F16 weights: B also rounded to F16 rows in scratch
     int64_t n_blk, nci;      // GEMM column blocks / GEMV row chunks and their size
     int64_t m_blk, mci;      // GEMM row blocks
     int64_t n_items;
@@ -131,6 +147,7 @@ static void mm_make_plan(const struct ggml_tensor * op, int nth, struct mm_plan 
     p->cols = a_rows && p->M >= MM_COLS_MIN &&
               p->M <= (a->type == GGML_TYPE_F32 ? MM_COLS_F32_MAX : GGML_MM_COLS_MAX);
     p->gemv = (a_rows && p->M <= GGML_MM_GEMV_M) || p->cols;
+    p->cols_h = MM_COLS_ROUND_B_F16 && p->cols && a->type == GGML_TYPE_F16;
     if (p->gemv) {
         // B rows used in place: F32, contiguous along k, float-aligned (views may start anywhere)
         // (the few-columns kernel: 32-byte aligned, else every other vector load of B straddles two
@@ -179,6 +196,10 @@ static size_t mm_thread_floats(const struct mm_plan * p) {
     size_t n = 0;
     if (p->gemv) {
         n = p->b_direct ? 0 : (size_t) p->M*(size_t) mm_b_row_floats(p) + MM_SCRATCH_SLACK;
+        if (p->cols_h) {
+            // the F16 rows after the float ones (half a float each), and the slack if alone
+            n += (size_t) p->M*(size_t) mm_b_row_floats(p)/2 + (p->b_direct ? MM_SCRATCH_SLACK : 0);
+        }
     } else {
         n = GGML_MM_GEMM_SCRATCH;
     }
@@ -230,6 +251,40 @@ static void mm_batch_srcs(const struct mm_plan * p, const struct ggml_tensor * o
     a->data = (const char *) op->src[0]->data + (i2/p->r2)*p->a_nb2 + (i3/p->r3)*p->a_nb3;
     b->data = (const char *) op->src[1]->data + i2*p->b_nb2 + i3*p->b_nb3;
     *c = (float *)(void *)((char *) op->data + i2*p->c_nb2 + i3*p->c_nb3);
+}
+
+// The rows b[m] (K floats) rounded to F16 into h + m*ld, each divided by scale[m] (a power of two,
+// see MM_H_CHUNK); false (nothing usable) when a row's largest |value| is not finite or its
+// exponent is outside [-100, 100].
+static bool mm_round_b_f16(const struct ggml_vec_funcs * vec, const float * const * b, int64_t M, int64_t K,
+                           ggml_fp16_t * h, int64_t ld, float * scale) {
+    float tmp[MM_H_CHUNK];
+    for (int64_t m = 0; m < M; m++) {
+        float amax = 0.0f;
+        for (int64_t k0 = 0; k0 < K; k0 += MM_H_CHUNK) {
+            const int64_t n = MIN((int64_t) MM_H_CHUNK, K - k0);
+            vec->abs_f32(n, tmp, b[m] + k0);
+            amax = MAX(amax, vec->max_f32(n, tmp)); // NaN ignored: it stays NaN in F16
+        }
+        int e = 0;
+        if (amax > 0.0f) {
+            if (!isfinite(amax)) {
+                return false;
+            }
+            e = ilogbf(amax) - 14;
+            if (e < -100 || e > 100) {
+                return false;
+            }
+        }
+        scale[m] = ldexpf(1.0f, e);
+        const float inv = ldexpf(1.0f, -e);
+        for (int64_t k0 = 0; k0 < K; k0 += MM_H_CHUNK) {
+            const int64_t n = MIN((int64_t) MM_H_CHUNK, K - k0);
+            vec->scale_f32(n, tmp, b[m] + k0, inv, 0.0f);
+            vec->f32_to_f16(n, h + m*ld + k0, tmp);
+        }
+    }
+    return true;
 }
 
 static void mm_zero_dst(const struct mm_plan * p, const struct ggml_compute_params * params, struct ggml_tensor * op) {
@@ -286,6 +341,12 @@ enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * para
     float * b_rows = scratch != NULL && p.gemv
         ? (float *)(void *)(((uintptr_t) scratch + 63) & ~(uintptr_t) 63) : NULL;
     const int64_t b_ld = mm_b_row_floats(&p);
+    // few columns, F16 weights: the F16 rows of B (b_ld halves apart) after the float ones
+    ggml_fp16_t * h_rows = MM_COLS_ROUND_B_F16 && p.cols_h && kt->gemv_cols_h != NULL
+        ? (ggml_fp16_t *)(void *)(b_rows + (p.b_direct ? 0 : p.M*b_ld)) : NULL;
+    float h_scale[GGML_MM_COLS_MAX];
+    bool  use_h = false;
+    const int h_n = (int) p.M; // every row: measured no slower than F16 in passes of 4 only
     for (int64_t it = ggml_cpu_chunk_next(params->threadpool); it < p.n_items; it = ggml_cpu_chunk_next(params->threadpool)) {
         const int64_t batch = it / per_batch;
         const int64_t rest  = it % per_batch;
@@ -308,8 +369,24 @@ enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * para
                     brow[m] = dstrow;
                 }
             }
+            if (h_rows != NULL && converted != batch) {
+                use_h = mm_round_b_f16(kt->vec, brow, h_n, p.K, h_rows, b_ld, h_scale);
+            }
             converted = batch;
-            (p.cols ? kt->gemv_cols : kr->gemv)(&a, n0, nn, p.K, brow, (int) p.M, c + n0, p.ldc);
+            if (use_h) {
+                const ggml_fp16_t * hrow[GGML_MM_COLS_MAX];
+                for (int64_t m = 0; m < p.M; m++) {
+                    hrow[m] = h_rows + m*b_ld;
+                }
+                kt->gemv_cols_h(&a, n0, nn, p.K, brow, hrow, h_n, (int) p.M, c + n0, p.ldc);
+                for (int64_t m = 0; m < h_n; m++) {
+                    if (h_scale[m] != 1.0f) {
+                        kt->vec->scale_f32(nn, c + m*p.ldc + n0, c + m*p.ldc + n0, h_scale[m], 0.0f);
+                    }
+                }
+            } else {
+                (p.cols ? kt->gemv_cols : kr->gemv)(&a, n0, nn, p.K, brow, (int) p.M, c + n0, p.ldc);
+            }
         } else {
             const int64_t nb_i = rest / p.m_blk;
             const int64_t mb_i = rest % p.m_blk;

@@ -1,5 +1,9 @@
-// AVX2 + FMA + F16C few-columns matrix product (the gemv_cols slot of cpu-kernels.h): A rows times
-// 1 .. GGML_MM_COLS_MAX rows of B, every weight read from memory once.
+// AVX2 + FMA + F16C few-columns matrix product (the gemv_cols and gemv_cols_h slots of
+// cpu-kernels.h): A rows times 1 .. GGML_MM_COLS_MAX rows of B, every weight read from memory once.
+// gemv_cols_h reads its first nh rows of B as F16 (widened as they load, like A): the k blocks
+// then hold twice the k for the same bytes, and moving B from L2 to L1 (21 of the 32 bytes per
+// cycle that L2 delivers, with float B in 3 x 4 tiles) halves; measured 1.1 - 1.2x at 8 and 16
+// rows of B with F16 weights (docs/cpu-perf.md).
 //
 // With 5 .. 16 rows of B this product is bound by the FMA units, not by memory, on an AVX2 core
 // (docs/cpu-perf.md). k is cut into blocks of B (nb rows x kb floats, CK_B_BYTES) that stay in
@@ -54,6 +58,22 @@ GGML_TARGET_AVX2 CK_INLINE __m256 ck_load8(enum ggml_type type, const char * p) 
     }
 }
 
+// 8 consecutive elements of a B row as floats: F16 (BH) or F32, from element k of row p
+GGML_TARGET_AVX2 CK_INLINE __m256 ck_loadb(const bool BH, const void * p, int64_t k) {
+    if (BH) {
+        return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)((const ggml_fp16_t *) p + k)));
+    }
+    return _mm256_loadu_ps((const float *) p + k);
+}
+
+// element k of a B row as a float
+GGML_TARGET_AVX2 CK_INLINE float ck_elemb(const bool BH, const void * p, int64_t k) {
+    if (BH) {
+        return _cvtsh_ss(((const ggml_fp16_t *) p)[k]);
+    }
+    return ((const float *) p)[k];
+}
+
 // lane j = the sum of the 8 lanes of v[j], j < 4
 GGML_TARGET_AVX2 CK_INLINE __m128 ck_reduce4(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
     const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(v0, v1), _mm256_hadd_ps(v2, v3));
@@ -70,7 +90,7 @@ GGML_TARGET_AVX2 CK_INLINE __m128 ck_reduce4(__m256 v0, __m256 v1, __m256 v2, __
         }                                                           \
         _Pragma("GCC unroll 4")                                     \
         for (int m = 0; m < G; m++) {                               \
-            __m256 bv = _mm256_loadu_ps(b[m] + (k));                \
+            __m256 bv = ck_loadb(BH, b[m], (k));                    \
             CK_IN_REG(bv);                                          \
             _Pragma("GCC unroll 4")                                 \
             for (int r = 0; r < R; r++) {                           \
@@ -83,8 +103,8 @@ GGML_TARGET_AVX2 CK_INLINE __m128 ck_reduce4(__m256 v0, __m256 v1, __m256 v2, __
 // (type `type`), b[m] floats; the k tail past the last multiple of 8 element by element. PF is a
 // mask of rows: the same block of those rows at pf is prefetched, a cache line per row as A's
 // lines go.
-GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const int R, const int G, const int PF, int64_t kb,
-                                        const char * a0, int64_t s_r, const float * const * b, float * out,
+GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const bool BH, const int R, const int G, const int PF, int64_t kb,
+                                        const char * a0, int64_t s_r, const void * const * b, float * out,
                                         int64_t ldo, bool add, const char * pf) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
     const int64_t kb8 = kb & ~(int64_t) 7;
@@ -125,7 +145,7 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const int R, const 
             ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
             for (int m = 0; m < G; m++) {
                 for (int64_t kt = kb8; kt < kb; kt++) {
-                    v[m] += tail[kt - kb8]*b[m][kt];
+                    v[m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
                 }
             }
         }
@@ -143,30 +163,31 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const int R, const 
         __m256 x0 = ck_load8(type, a0 + (k)*es); CK_IN_REG(x0);                 \
         __m256 x1 = ck_load8(type, a0 + s_r + (k)*es); CK_IN_REG(x1);           \
         __m256 x2 = ck_load8(type, a0 + 2*s_r + (k)*es); CK_IN_REG(x2);         \
-        __m256 y = _mm256_loadu_ps(b0 + (k)); CK_IN_REG(y);                     \
+        __m256 y = ck_loadb(BH, b0, (k)); CK_IN_REG(y);                     \
         c00 = _mm256_fmadd_ps(x0, y, c00);                                      \
         c10 = _mm256_fmadd_ps(x1, y, c10);                                      \
         c20 = _mm256_fmadd_ps(x2, y, c20);                                      \
-        y = _mm256_loadu_ps(b1 + (k)); CK_IN_REG(y);                            \
+        y = ck_loadb(BH, b1, (k)); CK_IN_REG(y);                            \
         c01 = _mm256_fmadd_ps(x0, y, c01);                                      \
         c11 = _mm256_fmadd_ps(x1, y, c11);                                      \
         c21 = _mm256_fmadd_ps(x2, y, c21);                                      \
-        y = _mm256_loadu_ps(b2 + (k)); CK_IN_REG(y);                            \
+        y = ck_loadb(BH, b2, (k)); CK_IN_REG(y);                            \
         c02 = _mm256_fmadd_ps(x0, y, c02);                                      \
         c12 = _mm256_fmadd_ps(x1, y, c12);                                      \
         c22 = _mm256_fmadd_ps(x2, y, c22);                                      \
-        y = _mm256_loadu_ps(b3 + (k)); CK_IN_REG(y);                            \
+        y = ck_loadb(BH, b3, (k)); CK_IN_REG(y);                            \
         c03 = _mm256_fmadd_ps(x0, y, c03);                                      \
         c13 = _mm256_fmadd_ps(x1, y, c13);                                      \
         c23 = _mm256_fmadd_ps(x2, y, c23);                                      \
     } while (0)
 
 // the 3 x 4 case of ck_tile (same contract)
-GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const int PF, int64_t kb, const char * a0, int64_t s_r,
-                                          const float * const * b, float * out, int64_t ldo, bool add, const char * pf) {
+GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const bool BH, const int PF, int64_t kb, const char * a0,
+                                          int64_t s_r, const void * const * b, float * out, int64_t ldo, bool add,
+                                          const char * pf) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
     const int64_t kb8 = kb & ~(int64_t) 7;
-    const float * b0 = b[0], * b1 = b[1], * b2 = b[2], * b3 = b[3];
+    const void * b0 = b[0], * b1 = b[1], * b2 = b[2], * b3 = b[3];
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00;
     __m256 c10 = c00, c11 = c00, c12 = c00, c13 = c00;
     __m256 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
@@ -193,7 +214,7 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const int PF, int
             ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
             for (int m = 0; m < 4; m++) {
                 for (int64_t kt = kb8; kt < kb; kt++) {
-                    v[m] += tail[kt - kb8]*b[m][kt];
+                    v[m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
                 }
             }
         }
@@ -203,90 +224,139 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const int PF, int
     }
 }
 
-// R rows of A from a0 against every row of B, CK_G rows at a time (the last five as 3 + 2); pf
-// (NULL: none) is the next tile's rows, of which pass p of the n_pass passes prefetches rows
-// p, p + n_pass, ...
+// R rows of A from a0 against every row of B: the first nh rows (F16) CK_G at a time, then the
+// float rows CK_G at a time (the last five as 3 + 2); pf (NULL: none) is the next tile's rows, of
+// which pass p of the n_pass passes prefetches rows p, p + n_pass, ...
 GGML_TARGET_AVX2 CK_INLINE void ck_rows(enum ggml_type type, const int R, int64_t kb, const char * a0, int64_t s_r,
-                                        const float * const * bk, int nb, float * out, int64_t ldo, bool add,
+                                        const void * const * bk, int nh, int nb, float * out, int64_t ldo, bool add,
                                         const char * pf) {
-    const int n_pass = (nb + CK_G - 1)/CK_G;
+    const int n_pass = (nh + CK_G - 1)/CK_G + (nb - nh + CK_G - 1)/CK_G;
     for (int m = 0, pass = 0, g = 0; m < nb; m += g, pass++) {
+        const bool bh = m < nh;
         // five rows left: 3 + 2, not 4 + 1 (a pass of one row of B is bound by widening A)
-        g = nb - m == CK_G + 1 ? CK_G - 1 : MIN(CK_G, nb - m);
+        const int left = bh ? nh - m : nb - m;
+        g = left == CK_G + 1 ? CK_G - 1 : MIN(CK_G, left);
         int mask = 0;
         if (pf != NULL) {
             for (int r = pass; r < CK_R; r += n_pass) {
                 mask |= 1 << r;
             }
         }
-        const float * const * bm = bk + m;
+        const void * const * bm = bk + m;
         float * om = out + m*ldo;
-        switch (g) {
-            case 4:
-                if (R == 3) {
-                    ck_tile34(type, mask, kb, a0, s_r, bm, om, ldo, add, pf);
-                } else {
-                    ck_tile(type, R, 4, mask, kb, a0, s_r, bm, om, ldo, add, pf);
-                }
-                break;
-            case 3:  ck_tile(type, R, 3, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
-            case 2:  ck_tile(type, R, 2, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
-            default: ck_tile(type, R, 1, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
+        if (bh) {
+            switch (g) {
+                case 4:
+                    if (R == 3) {
+                        ck_tile34(type, true, mask, kb, a0, s_r, bm, om, ldo, add, pf);
+                    } else {
+                        ck_tile(type, true, R, 4, mask, kb, a0, s_r, bm, om, ldo, add, pf);
+                    }
+                    break;
+                case 3:  ck_tile(type, true, R, 3, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
+                case 2:  ck_tile(type, true, R, 2, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
+                default: ck_tile(type, true, R, 1, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
+            }
+        } else {
+            switch (g) {
+                case 4:
+                    if (R == 3) {
+                        ck_tile34(type, false, mask, kb, a0, s_r, bm, om, ldo, add, pf);
+                    } else {
+                        ck_tile(type, false, R, 4, mask, kb, a0, s_r, bm, om, ldo, add, pf);
+                    }
+                    break;
+                case 3:  ck_tile(type, false, R, 3, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
+                case 2:  ck_tile(type, false, R, 2, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
+                default: ck_tile(type, false, R, 1, mask, kb, a0, s_r, bm, om, ldo, add, pf); break;
+            }
         }
     }
 }
 
-// k per block: B's block within CK_B_BYTES, a multiple of 64
-static int64_t ck_block_k(int nb) {
-    const int64_t kb = (int64_t)(CK_B_BYTES/((size_t) nb*sizeof(float))) & ~(int64_t) 63;
+// k per block: B's block (nh rows of F16, the others float) within CK_B_BYTES, a multiple of 64
+static int64_t ck_block_k(int nh, int nb) {
+    const size_t  per_k = (size_t) nh*sizeof(ggml_fp16_t) + (size_t)(nb - nh)*sizeof(float);
+    const int64_t kb    = (int64_t)(CK_B_BYTES/per_k) & ~(int64_t) 63;
     return MAX((int64_t) CK_KB_MIN, MIN((int64_t) CK_KB_MAX, kb));
 }
 
-GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
-                                       const float * const * b, int nb, float * out, int64_t ldo) {
+// rows b[m] of B: F16 for m < nh, float for the others
+GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm_src * a, int64_t n0, int64_t nn,
+                                       int64_t K, const void * const * b, int nh, int nb, float * out, int64_t ldo) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
-    const int64_t kbs = ck_block_k(nb);
+    const int64_t kbs = ck_block_k(nh, nb);
     for (int64_t k0 = 0; k0 < K; k0 += kbs) {
         const int64_t kb  = MIN(kbs, K - k0);
         const bool    add = k0 > 0;
-        const float * bk[GGML_MM_COLS_MAX];
+        const void * bk[GGML_MM_COLS_MAX];
         for (int m = 0; m < nb; m++) {
-            bk[m] = b[m] + k0;
+            bk[m] = (const char *) b[m] + (size_t) k0*(m < nh ? sizeof(ggml_fp16_t) : sizeof(float));
         }
         const char * a0 = a->data + n0*a->s_r + k0*es;
         int64_t i = 0;
         for (; i + CK_R <= nn; i += CK_R) {
             const int64_t ip = i + CK_PF_TILES*CK_R;
             const char *  pf = CK_PF_TILES > 0 && ip + CK_R <= nn ? a0 + ip*a->s_r : NULL;
-            ck_rows(type, CK_R, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, pf);
+            ck_rows(type, CK_R, kb, a0 + i*a->s_r, a->s_r, bk, nh, nb, out + i, ldo, add, pf);
         }
         switch (nn - i) {
-            case 3: ck_rows(type, 3, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, NULL); break;
-            case 2: ck_rows(type, 2, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, NULL); break;
-            case 1: ck_rows(type, 1, kb, a0 + i*a->s_r, a->s_r, bk, nb, out + i, ldo, add, NULL); break;
+            case 3: ck_rows(type, 3, kb, a0 + i*a->s_r, a->s_r, bk, nh, nb, out + i, ldo, add, NULL); break;
+            case 2: ck_rows(type, 2, kb, a0 + i*a->s_r, a->s_r, bk, nh, nb, out + i, ldo, add, NULL); break;
+            case 1: ck_rows(type, 1, kb, a0 + i*a->s_r, a->s_r, bk, nh, nb, out + i, ldo, add, NULL); break;
             default: break;
         }
     }
 }
 
-GGML_TARGET_AVX2 void ggml_cpu_gemv_cols_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
-                                              const float * const * b, int nb, float * out, int64_t ldo) {
-    if (nb < 1 || nb > GGML_MM_COLS_MAX) {
-        // outside the slot's contract: the op never asks for it
-        GGML_LOG_ERROR("%s: %d rows of B (1 .. %d)\n", __func__, nb, GGML_MM_COLS_MAX);
-        for (int m = 0; m < nb; m++) {
-            for (int64_t i = 0; i < nn; i++) {
-                out[m*ldo + i] = NAN;
-            }
-        }
-        return;
+// rows of B outside 1 .. GGML_MM_COLS_MAX: the op never asks for it; NaN results and a message
+static bool ck_nb_ok(const char * fn, int nb, float * out, int64_t nn, int64_t ldo) {
+    if (nb >= 1 && nb <= GGML_MM_COLS_MAX) {
+        return true;
     }
+    GGML_LOG_ERROR("%s: %d rows of B (1 .. %d)\n", fn, nb, GGML_MM_COLS_MAX);
+    for (int m = 0; m < nb; m++) {
+        for (int64_t i = 0; i < nn; i++) {
+            out[m*ldo + i] = NAN;
+        }
+    }
+    return false;
+}
+
+// the weight type as a compile-time constant of ck_run
+GGML_TARGET_AVX2 static void ck_dispatch(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K, const void * const * b, int nh,
+                        int nb, float * out, int64_t ldo) {
     switch (a->type) {
-        case GGML_TYPE_F16:  ck_run(GGML_TYPE_F16,  a, n0, nn, K, b, nb, out, ldo); break;
-        case GGML_TYPE_BF16: ck_run(GGML_TYPE_BF16, a, n0, nn, K, b, nb, out, ldo); break;
-        case GGML_TYPE_F32:  ck_run(GGML_TYPE_F32,  a, n0, nn, K, b, nb, out, ldo); break;
+        case GGML_TYPE_F16:  ck_run(GGML_TYPE_F16,  a, n0, nn, K, b, nh, nb, out, ldo); break;
+        case GGML_TYPE_BF16: ck_run(GGML_TYPE_BF16, a, n0, nn, K, b, nh, nb, out, ldo); break;
+        case GGML_TYPE_F32:  ck_run(GGML_TYPE_F32,  a, n0, nn, K, b, nh, nb, out, ldo); break;
         default:             ggml_mm_unknown_type(a->type, out, nn, nb, ldo); break;
     }
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_gemv_cols_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
+                                              const float * const * b, int nb, float * out, int64_t ldo) {
+    if (!ck_nb_ok(__func__, nb, out, nn, ldo)) {
+        return;
+    }
+    const void * bv[GGML_MM_COLS_MAX];
+    for (int m = 0; m < nb; m++) {
+        bv[m] = b[m];
+    }
+    ck_dispatch(a, n0, nn, K, bv, 0, nb, out, ldo);
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_gemv_cols_h_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
+                                                const float * const * b, const ggml_fp16_t * const * bh, int nh,
+                                                int nb, float * out, int64_t ldo) {
+    if (!ck_nb_ok(__func__, nb, out, nn, ldo)) {
+        return;
+    }
+    const void * bv[GGML_MM_COLS_MAX];
+    for (int m = 0; m < nb; m++) {
+        bv[m] = m < nh ? (const void *) bh[m] : (const void *) b[m];
+    }
+    ck_dispatch(a, n0, nn, K, bv, MAX(0, MIN(nh, nb)), nb, out, ldo);
 }
 
 #else

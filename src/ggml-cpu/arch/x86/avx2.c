@@ -143,6 +143,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_avx2 = {
     .vec         = &ggml_cpu_vec_avx2,
     .mm          = &ggml_cpu_mm_avx2,
     .gemv_cols   = ggml_cpu_gemv_cols_avx2,
+    .gemv_cols_h = ggml_cpu_gemv_cols_h_avx2,
     .attn_dot    = { NULL, attn_dot_avx2_1, attn_dot_avx2_2, attn_dot_avx2_3, attn_dot_avx2_4 },
     .attn_axpy   = { NULL, attn_axpy_avx2_1, attn_axpy_avx2_2, attn_axpy_avx2_3, attn_axpy_avx2_4 },
     .conv2d_tile = conv2d_tile_avx2,

@@ -17,6 +17,9 @@ extern const struct ggml_mm_kernels ggml_cpu_mm_avx512;
 // few-columns matrix products (avx2-gemv-cols.c, avx512-gemv-cols.c)
 void ggml_cpu_gemv_cols_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                              const float * const * b, int nb, float * out, int64_t ldo);
+void ggml_cpu_gemv_cols_h_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
+                               const float * const * b, const ggml_fp16_t * const * bh, int nh, int nb,
+                               float * out, int64_t ldo);
 void ggml_cpu_gemv_cols_avx512(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                                const float * const * b, int nb, float * out, int64_t ldo);
 #endif
