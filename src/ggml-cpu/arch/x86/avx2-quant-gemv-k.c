@@ -60,6 +60,17 @@ QGK_INLINE __m128i qgk_scales(const uint8_t * q) {
     return _mm_or_si128(lo, hi);
 }
 
+// acc += dy * (d * isum - dmin * mins), d and dmin the two F16 values at dm (Q4_K, Q5_K, Q2_K)
+QGK_INLINE __m256 qgk_acc_dmin(__m256 acc, const void * dm, __m256i isum, __m256i mins, __m256 dy) {
+    uint32_t dw;
+    memcpy(&dw, dm, sizeof(dw));
+    const __m128 dd = _mm_cvtph_ps(_mm_cvtsi32_si128((int) dw));
+    const __m256 dv = _mm256_broadcastss_ps(dd);
+    const __m256 mv = _mm256_broadcastss_ps(_mm_movehdup_ps(dd));
+    const __m256 t = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), mv, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), dv));
+    return _mm256_fmadd_ps(t, dy, acc);
+}
+
 // Q4_K / Q5_K: R rows (x, x + stride, ...) against y, nb super-blocks each; out[r] their dots.
 // Q5_K's fifth bit of sub-block j is bit j of qh, moved to bit 4.
 QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t stride, const block_q8_K * y,
@@ -108,13 +119,7 @@ QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t 
                 isum = _mm256_add_epi32(isum, _mm256_add_epi32(pl, ph));
             }
             const __m256i mins = _mm256_madd_epi16(mn, bsums);
-            uint32_t dw;
-            memcpy(&dw, xb, sizeof(dw)); // d, dmin
-            const __m128 dd = _mm_cvtph_ps(_mm_cvtsi32_si128((int) dw));
-            const __m256 dv = _mm256_broadcastss_ps(dd);
-            const __m256 mv = _mm256_broadcastss_ps(_mm_movehdup_ps(dd));
-            const __m256 t = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), mv, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), dv));
-            acc[r] = _mm256_fmadd_ps(t, dy, acc[r]);
+            acc[r] = qgk_acc_dmin(acc[r], xb, isum, mins, dy); // d, dmin first in the block
         }
     }
     for (int r = 0; r < R; r++) {
@@ -158,13 +163,7 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
                 }
             }
             const __m256i mins = _mm256_madd_epi16(mn, bsums);
-            uint32_t dw;
-            memcpy(&dw, &xb->d, sizeof(dw)); // d, dmin
-            const __m128 dd = _mm_cvtph_ps(_mm_cvtsi32_si128((int) dw));
-            const __m256 dv = _mm256_broadcastss_ps(dd);
-            const __m256 mv = _mm256_broadcastss_ps(_mm_movehdup_ps(dd));
-            const __m256 t = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(mins), mv, _mm256_mul_ps(_mm256_cvtepi32_ps(isum), dv));
-            acc[r] = _mm256_fmadd_ps(t, dy, acc[r]);
+            acc[r] = qgk_acc_dmin(acc[r], &xb->d, isum, mins, dy); // d, dmin first in the block
         }
     }
     for (int r = 0; r < R; r++) {
