@@ -17,8 +17,9 @@
 // chunks.
 //
 // One query position (a generated token) has only as many units as head groups (3 for a 9/3-head
-// model), too few to keep the threads equally busy. There (several threads, not the reference
-// mode) each unit is also split along the keys that some mask row leaves visible: every part
+// model), too few to keep the threads equally busy. There (not the reference mode) each unit is
+// also split along the keys that some mask row leaves visible, into as many parts as the shapes
+// give (the same for any thread count, so the bits do not depend on it): every part
 // keeps its own running maximum, sum and accumulator in the work buffer, and the thread that
 // pulls the last chunk number past the end (all others have finished) merges the parts and
 // writes the rows. The result equals the unsplit one up to float rounding (other summation order).
@@ -34,6 +35,7 @@
 #define FA_ROWS  GGML_CPU_ATTN_ROWS // query rows per work unit (the kernels' row slots)
 #define FA_SPLIT_MAX      16 // parts per unit at most (one query position)
 #define FA_SPLIT_MIN_KEYS 16 // keys per part at least
+#define FA_SPLIT_CHUNKS   16 // units x parts aimed at: enough to balance up to 8 threads
 
 static bool fa_kv_type_ok(const struct ggml_tensor * t) {
     if (t == NULL || t->nb[0] != ggml_type_size(t->type)) {
@@ -117,15 +119,16 @@ static size_t fa_part_row_floats(int64_t dv) {
 
 static int64_t fa_n_units(const struct ggml_tensor * op, int64_t * units_per_group);
 
-// parts per unit when one query position is split along the keys (1: not split); nondecreasing in
-// n_threads, so the plan's work size covers every thread count up to its own
-static int64_t fa_n_split(const struct ggml_tensor * op, int n_threads) {
+// parts per unit when one query position is split along the keys (1: not split). It depends on the
+// shapes only, never on the thread count, so that a generated token gives the same bits on any
+// number of threads (the parts are merged in the same order whoever computed them).
+static int64_t fa_n_split(const struct ggml_tensor * op) {
     int64_t upg;
     const int64_t units = fa_n_units(op, &upg);
-    if (op->src[0]->ne[1] != 1 || n_threads < 2 || units < 1 || units >= 2*(int64_t) n_threads) {
+    if (op->src[0]->ne[1] != 1 || units < 1 || units >= FA_SPLIT_CHUNKS) {
         return 1;
     }
-    int64_t n = (2*(int64_t) n_threads + units - 1)/units;
+    int64_t n = (FA_SPLIT_CHUNKS + units - 1)/units;
     const int64_t by_keys = op->src[1]->ne[1]/FA_SPLIT_MIN_KEYS;
     n = n < by_keys ? n : by_keys;
     n = n < FA_SPLIT_MAX ? n : FA_SPLIT_MAX;
@@ -134,7 +137,7 @@ static int64_t fa_n_split(const struct ggml_tensor * op, int n_threads) {
 
 size_t ggml_cpu_attn_work_size(const struct ggml_tensor * op, int n_threads) {
     size_t rows = fa_thread_bytes(op->src[0]->ne[0], op->src[2]->ne[0])*(size_t) n_threads;
-    const int64_t n_split = fa_n_split(op, n_threads);
+    const int64_t n_split = fa_n_split(op);
     if (n_split >= 2) {
         int64_t upg;
         const int64_t units = fa_n_units(op, &upg);
@@ -161,7 +164,7 @@ static int64_t fa_n_units(const struct ggml_tensor * op, int64_t * units_per_gro
 
 int ggml_cpu_attn_n_tasks(const struct ggml_tensor * op, int n_threads) {
     int64_t upg;
-    const int64_t units = fa_n_units(op, &upg)*fa_n_split(op, n_threads);
+    const int64_t units = fa_n_units(op, &upg)*fa_n_split(op);
     return units < 1 ? 1 : (units < n_threads ? (int) units : n_threads);
 }
 
@@ -464,7 +467,7 @@ enum ggml_status ggml_cpu_attn_forward(const struct ggml_compute_params * params
 
     int64_t upg;
     const int64_t units   = fa_n_units(op, &upg);
-    const int64_t n_split = params->use_ref ? 1 : fa_n_split(op, params->nth);
+    const int64_t n_split = params->use_ref ? 1 : fa_n_split(op);
     if (n_split > 1 && ggml_cpu_attn_work_size(op, params->nth) <= params->wsize) {
         float * parts = (float *)(void *) ((char *) params->wdata + (size_t) params->nth*fa_thread_bytes(DK, DV));
         fa_forward_split(&c, params, op, units, upg, n_split, parts);
