@@ -39,6 +39,7 @@ void ggml_cpu_q_from_float_q8_K_avx2(const float * x, void * y, int64_t k);
 GGML_CPU_QT_DECL_AVX2(q4_0) GGML_CPU_QT_DECL_AVX2(q4_1) GGML_CPU_QT_DECL_AVX2(q5_0) GGML_CPU_QT_DECL_AVX2(q5_1)
 GGML_CPU_QT_DECL_AVX2(q8_0) GGML_CPU_QT_DECL_AVX2(iq4_nl) GGML_CPU_QT_DECL_AVX2(q4_K) GGML_CPU_QT_DECL_AVX2(q5_K)
 GGML_CPU_QT_DECL_AVX2(q6_K) GGML_CPU_QT_DECL_AVX2(iq4_xs)
+GGML_CPU_QT_DECL_AVX2(q2_K) GGML_CPU_QT_DECL_AVX2(q3_K) // avx2-quant-tile-k23.c
 #undef GGML_CPU_QT_DECL_AVX2
 
 // the decode kernels (avx2-quant-gemv.c; the K-quants' and IQ4_XS's in avx2-quant-gemv-k.c)
@@ -60,8 +61,8 @@ GGML_CPU_QG_DECL_AVX2(q2_K) GGML_CPU_QG_DECL_AVX2(q3_K) GGML_CPU_QG_DECL_AVX2(q6
     [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_avx2, NULL, ggml_cpu_q_tile_q6_K_avx2, ggml_cpu_q_gemv_q6_K_avx2 }, \
     [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_avx2, NULL, ggml_cpu_q_tile_q5_K_avx2, ggml_cpu_q_gemv_q5_K_avx2 }, \
     [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL, ggml_cpu_q_tile_iq4_xs_avx2, ggml_cpu_q_gemv_iq4_xs_avx2 }, \
-    [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL, NULL, ggml_cpu_q_gemv_q2_K_avx2 }, \
-    [GGML_TYPE_Q3_K]    = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_avx2, NULL, NULL, ggml_cpu_q_gemv_q3_K_avx2 }, \
+    [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL, ggml_cpu_q_tile_q2_K_avx2, ggml_cpu_q_gemv_q2_K_avx2 }, \
+    [GGML_TYPE_Q3_K]    = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_avx2, NULL, ggml_cpu_q_tile_q3_K_avx2, ggml_cpu_q_gemv_q3_K_avx2 }, \
     [GGML_TYPE_IQ2_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xxs_avx2, NULL }, \
     [GGML_TYPE_IQ2_XS]  = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xs_avx2, NULL }, \
     [GGML_TYPE_IQ2_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_s_avx2, NULL }, \
