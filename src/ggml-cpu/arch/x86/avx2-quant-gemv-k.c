@@ -18,6 +18,7 @@
 // are shared by the rows.
 
 #include "avx2-quant.h"
+#include "avx2-quant-util.h"
 #include "ggml-impl.h"
 #include "ggml-quants.h"
 #include "ggml-quants-tables.h"
@@ -35,17 +36,6 @@ enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K, QGK_IQ4_XS, QGK_Q6_K };
 // 1 stream 10.5 / 11 GB/s, 2 streams 14 / 14, 4 streams 15 / 15, 8 streams 14 / 13; a software
 // prefetch made 1 stream faster, 13 GB/s, and 4 streams no faster)
 #define QGK_STREAMS 4
-
-QGK_INLINE __m256i qgk_load(const void * p) {
-    return _mm256_loadu_si256((const __m256i *)(const void *) p);
-}
-
-QGK_INLINE float qgk_hsum(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 
 // the 12 scale bytes (as dwords u0, u1, u2 of a 16-byte load) to [8 scales | 8 mins] bytes:
 // scales 0..3 = u0 & 0x3F, 4..7 = (u2 & 0x0F) | (u0 >> 2 & 0x30); mins 0..3 = u1 & 0x3F,
@@ -85,7 +75,7 @@ QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t 
     }
     for (int i = 0; i < nb; i++) {
         const block_q8_K * yb = y + i;
-        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256i bsums = qu_load256(yb->bsums);
         const __m256 dy = _mm256_set1_ps(yb->d);
         for (int r = 0; r < R; r++) {
             const char * xb = x + (size_t) r*stride + (size_t) i*xsz;
@@ -96,12 +86,12 @@ QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t 
             const __m256i mn = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(sm, dup));
             __m256i qh = _mm256_setzero_si256();
             if (k == QGK_Q5_K) {
-                qh = qgk_load(((const block_q5_K *) xb)->qh);
+                qh = qu_load256(((const block_q5_K *) xb)->qh);
             }
             __m256i isum = _mm256_setzero_si256();
 #pragma GCC unroll 4
             for (int j2 = 0; j2 < 4; j2++) {
-                const __m256i q = qgk_load(qs + 32*j2);
+                const __m256i q = qu_load256(qs + 32*j2);
                 __m256i lo = _mm256_and_si256(q, m4);
                 __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
                 if (k == QGK_Q5_K) {
@@ -114,8 +104,8 @@ QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t 
                 }
                 const __m256i sl = _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short) (((4*j2 + 1) << 8) | (4*j2))));
                 const __m256i sh = _mm256_shuffle_epi8(sc, _mm256_set1_epi16((short) (((4*j2 + 3) << 8) | (4*j2 + 2))));
-                const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, qgk_load(yb->qs + 64*j2)), sl);
-                const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, qgk_load(yb->qs + 64*j2 + 32)), sh);
+                const __m256i pl = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, qu_load256(yb->qs + 64*j2)), sl);
+                const __m256i ph = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, qu_load256(yb->qs + 64*j2 + 32)), sh);
                 isum = _mm256_add_epi32(isum, _mm256_add_epi32(pl, ph));
             }
             const __m256i mins = _mm256_madd_epi16(mn, bsums);
@@ -123,7 +113,7 @@ QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t 
         }
     }
     for (int r = 0; r < R; r++) {
-        out[r] = qgk_hsum(acc[r]);
+        out[r] = qu_hsum_ps(acc[r]);
     }
 }
 
@@ -140,7 +130,7 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
     }
     for (int i = 0; i < nb; i++) {
         const block_q8_K * yb = y + i;
-        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256i bsums = qu_load256(yb->bsums);
         const __m256 dy = _mm256_set1_ps(yb->d);
         for (int r = 0; r < R; r++) {
             const block_q2_K * xb = (const block_q2_K *)(const void *) (x + (size_t) r*stride) + i;
@@ -150,7 +140,7 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
             __m256i isum = _mm256_setzero_si256();
 #pragma GCC unroll 2
             for (int n = 0; n < 2; n++) {
-                const __m256i q = qgk_load(xb->qs + 32*n);
+                const __m256i q = qu_load256(xb->qs + 32*n);
 #pragma GCC unroll 4
                 for (int j = 0; j < 4; j++) {
                     const __m256i u = _mm256_and_si256(j == 0 ? q : _mm256_srli_epi16(q, 2*j), m2);
@@ -158,7 +148,7 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
                     const __m256i sj = _mm256_shuffle_epi8(sc, _mm256_setr_epi8(
                             is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1,
                             is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1));
-                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*n + 32*j)), sj);
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qu_load256(yb->qs + 128*n + 32*j)), sj);
                     isum = _mm256_add_epi32(isum, p);
                 }
             }
@@ -167,7 +157,7 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
         }
     }
     for (int r = 0; r < R; r++) {
-        out[r] = qgk_hsum(acc[r]);
+        out[r] = qu_hsum_ps(acc[r]);
     }
 }
 
@@ -187,7 +177,7 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
     }
     for (int i = 0; i < nb; i++) {
         const block_q8_K * yb = y + i;
-        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256i bsums = qu_load256(yb->bsums);
         const __m256 dy = _mm256_set1_ps(yb->d);
         for (int r = 0; r < R; r++) {
             const block_q3_K * xb = (const block_q3_K *)(const void *) (x + (size_t) r*stride) + i;
@@ -201,11 +191,11 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
             const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
             const __m256i sa = _mm256_permute2x128_si256(sc16, sc16, 0x00); // scales 0..7 in both lanes
             const __m256i sb = _mm256_permute2x128_si256(sc16, sc16, 0x11); // scales 8..15
-            const __m256i hm = qgk_load(xb->hmask);
+            const __m256i hm = qu_load256(xb->hmask);
             __m256i isum = _mm256_setzero_si256();
 #pragma GCC unroll 2
             for (int n = 0; n < 2; n++) {
-                const __m256i q = qgk_load(xb->qs + 32*n);
+                const __m256i q = qu_load256(xb->qs + 32*n);
 #pragma GCC unroll 4
                 for (int j = 0; j < 4; j++) {
                     const int b = 4*n + j; // the hmask bit
@@ -217,7 +207,7 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
                             2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1,
                             2*w, 2*w + 1, 2*w, 2*w + 1, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3,
                             2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3));
-                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*n + 32*j)), sj);
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qu_load256(yb->qs + 128*n + 32*j)), sj);
                     isum = _mm256_add_epi32(isum, p);
                 }
             }
@@ -227,7 +217,7 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
         }
     }
     for (int r = 0; r < R; r++) {
-        out[r] = qgk_hsum(acc[r]);
+        out[r] = qu_hsum_ps(acc[r]);
     }
 }
 
@@ -250,7 +240,7 @@ QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, con
         const __m256 dy = _mm256_set1_ps(yb->d);
         __m256i al[4], ah[4];
         for (int m = 0; m < 4; m++) {
-            const __m256i a0 = qgk_load(yb->qs + 64*m), a1 = qgk_load(yb->qs + 64*m + 32);
+            const __m256i a0 = qu_load256(yb->qs + 64*m), a1 = qu_load256(yb->qs + 64*m + 32);
             al[m] = _mm256_permute2x128_si256(a0, a1, 0x20);
             ah[m] = _mm256_permute2x128_si256(a0, a1, 0x31);
         }
@@ -268,7 +258,7 @@ QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, con
             __m256i isum = _mm256_setzero_si256();
 #pragma GCC unroll 4
             for (int m = 0; m < 4; m++) {
-                const __m256i q = qgk_load(xb->qs + 32*m);
+                const __m256i q = qu_load256(xb->qs + 32*m);
                 const __m256i vl = _mm256_shuffle_epi8(kv, _mm256_and_si256(q, m4));
                 const __m256i vh = _mm256_shuffle_epi8(kv, _mm256_and_si256(_mm256_srli_epi16(q, 4), m4));
                 const __m256i sm = _mm256_shuffle_epi8(scb, _mm256_setr_epi8(
@@ -284,7 +274,7 @@ QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, con
         }
     }
     for (int r = 0; r < R; r++) {
-        out[r] = qgk_hsum(acc[r]);
+        out[r] = qu_hsum_ps(acc[r]);
     }
 }
 
@@ -302,7 +292,7 @@ QGK_INLINE void qgk_rows_q6(int R, int nb, const char * x, size_t stride, const 
     }
     for (int i = 0; i < nb; i++) {
         const block_q8_K * yb = y + i;
-        const __m256i bsums = qgk_load(yb->bsums);
+        const __m256i bsums = qu_load256(yb->bsums);
         const __m256 dy = _mm256_set1_ps(yb->d);
         for (int r = 0; r < R; r++) {
             const block_q6_K * xb = (const block_q6_K *)(const void *) (x + (size_t) r*stride) + i;
@@ -312,9 +302,9 @@ QGK_INLINE void qgk_rows_q6(int R, int nb, const char * x, size_t stride, const 
             __m256i isum = _mm256_setzero_si256();
 #pragma GCC unroll 2
             for (int h = 0; h < 2; h++) {
-                const __m256i q0 = qgk_load(xb->ql + 64*h);
-                const __m256i q1 = qgk_load(xb->ql + 64*h + 32);
-                const __m256i qh = qgk_load(xb->qh + 32*h);
+                const __m256i q0 = qu_load256(xb->ql + 64*h);
+                const __m256i q1 = qu_load256(xb->ql + 64*h + 32);
+                const __m256i qh = qu_load256(xb->qh + 32*h);
 #pragma GCC unroll 4
                 for (int t = 0; t < 4; t++) {
                     const __m256i ql = t & 1 ? q1 : q0;
@@ -327,7 +317,7 @@ QGK_INLINE void qgk_rows_q6(int R, int nb, const char * x, size_t stride, const 
                             2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1,
                             2*w, 2*w + 1, 2*w, 2*w + 1, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3,
                             2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3, 2*w + 2, 2*w + 3));
-                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qgk_load(yb->qs + 128*h + 32*t)), sj);
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, qu_load256(yb->qs + 128*h + 32*t)), sj);
                     isum = _mm256_add_epi32(isum, p);
                 }
             }
@@ -337,7 +327,7 @@ QGK_INLINE void qgk_rows_q6(int R, int nb, const char * x, size_t stride, const 
         }
     }
     for (int r = 0; r < R; r++) {
-        out[r] = qgk_hsum(acc[r]);
+        out[r] = qu_hsum_ps(acc[r]);
     }
 }
 

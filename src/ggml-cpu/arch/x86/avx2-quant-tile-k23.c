@@ -6,6 +6,7 @@
 // Q3_K's -4) are one madd of 16 int16 factors with Q8_K's 16 bsums, as in avx2-quant-tile-k.c.
 
 #include "avx2-quant.h"
+#include "avx2-quant-util.h"
 #include "ggml-impl.h"
 #include "ggml-quants.h"
 
@@ -24,17 +25,6 @@ enum qt23_kind { QT23_Q2_K, QT23_Q3_K };
 #else
 #define QT23_KEEP(v) ((void) 0)
 #endif
-
-QT23_INLINE float qt23_hsum(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
-QT23_INLINE __m256i qt23_load(const void * p) {
-    return _mm256_loadu_si256((const __m256i *)(const void *) p);
-}
 
 // per super-block of a row: the 16 group scales (int16), the 16 int16 factors of the bsums, and
 // the float scales of the integer sum and of the bsum term (subtracted)
@@ -79,12 +69,12 @@ QT23_INLINE void qt23_row_prep(enum qt23_kind k, const void * blk, struct qt23_r
 // the low 16, 2j + 1 for the high 16)
 QT23_INLINE __m256i qt23_levels(enum qt23_kind k, const void * blk, const struct qt23_row * w, int j, __m256i * scale) {
     const uint8_t * qs = k == QT23_Q2_K ? ((const block_q2_K *) blk)->qs : ((const block_q3_K *) blk)->qs;
-    const __m256i q = qt23_load(qs + 32*(j/4));
+    const __m256i q = qu_load256(qs + 32*(j/4));
     const int sh = 2*(j%4);
     __m256i u = _mm256_and_si256(sh ? _mm256_srli_epi16(q, sh) : q, _mm256_set1_epi8(3));
     if (k == QT23_Q3_K) {
         // 16-bit shifts keep bit 2 within its byte
-        const __m256i hm = qt23_load(((const block_q3_K *) blk)->hmask);
+        const __m256i hm = qu_load256(((const block_q3_K *) blk)->hmask);
         const __m256i hb = j < 2 ? _mm256_slli_epi16(hm, 2 - j) : j > 2 ? _mm256_srli_epi16(hm, j - 2) : hm;
         u = _mm256_or_si256(u, _mm256_and_si256(hb, _mm256_set1_epi8(4)));
     }
@@ -117,20 +107,20 @@ QT23_INLINE void qt23_body(enum qt23_kind k, int C, int nb, float * s, size_t bs
             __m256i scale;
             const __m256i u = qt23_levels(k, xb, &w, j, &scale);
             for (int c = 0; c < C; c++) {
-                const __m256i a = qt23_load(yb[c]->qs + 32*j);
+                const __m256i a = qu_load256(yb[c]->qs + 32*j);
                 isum[c] = _mm256_add_epi32(isum[c], _mm256_madd_epi16(_mm256_maddubs_epi16(u, a), scale));
                 QT23_KEEP(isum[c]);
             }
         }
         for (int c = 0; c < C; c++) {
             const float dy = yb[c]->d;
-            const __m256i offs = _mm256_madd_epi16(w.bfac, qt23_load(yb[c]->bsums));
+            const __m256i offs = _mm256_madd_epi16(w.bfac, qu_load256(yb[c]->bsums));
             acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(w.d*dy), _mm256_cvtepi32_ps(isum[c]), acc[c]);
             acc[c] = _mm256_fnmadd_ps(_mm256_set1_ps(w.dmin*dy), _mm256_cvtepi32_ps(offs), acc[c]);
         }
     }
     for (int c = 0; c < C; c++) {
-        s[(size_t) c*bs] = qt23_hsum(acc[c]);
+        s[(size_t) c*bs] = qu_hsum_ps(acc[c]);
     }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 
 // Internal to arch/x86/: small AVX2 helpers shared by the dot products of the IQ, ternary, FP4
-// and Q3_K formats (avx2-quant-iq.c, avx2-quant-ternary.c, avx2-quant-fp4.c, avx2-quant-q3k.c).
+// and Q3_K formats (avx2-quant-iq.c, avx2-quant-ternary.c, avx2-quant-fp4.c, avx2-quant-q3k.c) and
+// by the K-quant decode and Q2_K/Q3_K prompt kernels (avx2-quant-gemv-k.c, avx2-quant-tile-k23.c).
 
 #include "avx2-quant.h"
 
