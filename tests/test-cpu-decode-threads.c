@@ -5,7 +5,7 @@
 // same quantized bytes and the same kernels: bound 0), and every output is within 3e-3 (measured: 3e-4 to 8e-4) of
 // sum |a_k b_k| of a double-precision product of the dequantized weights with the F32 row (the
 // activation's 8-bit quantization). A batch of 3 rows (the shared, barrier-separated path) is
-// checked the same way.
+// checked the same way. Odd row counts and the fused Q/K/V (960 rows) and gate/up (3072) shapes too.
 
 #include "ggml.h"
 #include "ggml-cpu.h"
@@ -86,5 +86,12 @@ int main(void) {
         check(types[t], k, 200, 3);  // a small batch
     }
     check(GGML_TYPE_Q4_1, 1536, 576, 1); // FFN down
+    // odd row counts (the kernels' single rows after their 4 runs fall on other rows for other
+    // thread counts), the fused Q/K/V and gate/up shapes, a tail of 1 block
+    check(GGML_TYPE_Q4_1, 576, 197, 1);
+    check(GGML_TYPE_Q4_1, 576, 960, 1);
+    check(GGML_TYPE_Q4_1, 576, 3072, 1);
+    check(GGML_TYPE_Q4_1, 544, 131, 1);
+    check(GGML_TYPE_Q8_0, 576, 197, 1);
     return test_finish("test-cpu-decode-threads");
 }

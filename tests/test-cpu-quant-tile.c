@@ -5,7 +5,7 @@
 //     row and column strides larger than a row, Gaussian data of several scales: each output
 //     against the double dot of the dequantized weight and activation rows (2e-5 of the sum of
 //     |products|) and against the portable vec_dot;
-//   - every decode slot (gemv) of every level: 1, 5 and 37 rows, contiguous and strided, row
+//   - every decode slot (gemv) of every level: 1, 5, 8, 13 and 37 rows, contiguous and strided, row
 //     lengths that exercise its groups, tail and activation segments, with the same bounds;
 //   - the activation quantizers (Q8_0, Q8_1, Q8_K) of every level, byte for byte as the reference;
 //   - MUL_MAT with quantized weights through a graph at odd sizes (N not a multiple of the tile's
@@ -178,7 +178,7 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
             yf[i] = scale*rnd_gauss();
         }
         kt->quant[vt].from_float(yf, y, K);
-        const int nrs[] = { 1, 5, NR };
+        const int nrs[] = { 1, 5, 8, 13, NR };
         for (size_t ni = 0; ni < sizeof(nrs)/sizeof(nrs[0]); ni++) {
             const int nr = nrs[ni];
             for (int r = 0; r <= NR; r++) {
@@ -317,9 +317,11 @@ int main(void) {
         for (int t = 0; t < GGML_TYPE_COUNT; t++) {
             if (kt->quant[t].gemv != NULL) {
                 // in blocks of 32: only the tail, groups + tail (K = 576: the family's output matrix),
-                // many groups, two activation segments; the 256-blocks: 1, 3, 19 and 34 super-blocks
-                const int64_t k32[] = { 7*32, 18*32, 152*32, 265*32 }, k256[] = { 256, 3*256, 19*256, 34*256 };
-                for (size_t i = 0; i < 4; i++) {
+                // many groups, two activation segments, tails of 1 and 5 blocks after whole groups;
+                // the 256-blocks: 1, 3, 19, 34, 2 and 5 super-blocks
+                const int64_t k32[] = { 7*32, 18*32, 152*32, 265*32, 17*32, 21*32 };
+                const int64_t k256[] = { 256, 3*256, 19*256, 34*256, 2*256, 5*256 };
+                for (size_t i = 0; i < sizeof(k32)/sizeof(k32[0]); i++) {
                     check_gemv(kt, (enum ggml_type) t, lv, ggml_blck_size((enum ggml_type) t) == 256 ? k256[i] : k32[i]);
                 }
                 ng++;

@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, Q8_0: s[r] = dot(weight
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q5_0, Q5_1, IQ4_NL, Q8_0 (Q4_1's: avx2-quant-gemv-q4_1.c): s[r] = dot(weight
 // row r, one activation row) for any number of rows, the rows streamed one after the other.
 //
 // Decode reads every weight byte once, so it should run at memory bandwidth; the register tiles
@@ -369,7 +369,6 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
     }
 
 QG_DEFINE(q4_0, QG_Q4_0)
-QG_DEFINE(q4_1, QG_Q4_1)
 QG_DEFINE(q5_0, QG_Q5_0)
 QG_DEFINE(q5_1, QG_Q5_1)
 QG_DEFINE(iq4_nl, QG_IQ4_NL)
