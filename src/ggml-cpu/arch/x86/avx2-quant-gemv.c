@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q5_0, Q5_1, IQ4_NL, Q8_0 (Q4_1's: avx2-quant-gemv-q4_1.c): s[r] = dot(weight
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q5_0, Q5_1, IQ4_NL (Q4_1's and Q8_0's: avx2-quant-gemv-q4_1.c, -q8_0.c): s[r] = dot(weight
 // row r, one activation row) for any number of rows, the rows streamed one after the other.
 //
 // Decode reads every weight byte once, so it should run at memory bandwidth; the register tiles
@@ -372,7 +372,6 @@ QG_DEFINE(q4_0, QG_Q4_0)
 QG_DEFINE(q5_0, QG_Q5_0)
 QG_DEFINE(q5_1, QG_Q5_1)
 QG_DEFINE(iq4_nl, QG_IQ4_NL)
-QG_DEFINE(q8_0, QG_Q8_0)
 
 #else
 
