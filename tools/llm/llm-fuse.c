@@ -24,7 +24,9 @@ static bool plain(const struct ggml_tensor * t, ggml_backend_buffer_type_t buft)
 
 static bool fusable(struct ggml_tensor * const * parts, int n, ggml_backend_buffer_type_t buft) {
     for (int i = 0; i < n; i++) {
-        if (!plain(parts[i], buft) || parts[i]->type != parts[0]->type || parts[i]->ne[0] != parts[0]->ne[0]) {
+        // rows of one length (vectors: any length, they are concatenated along axis 0)
+        if (!plain(parts[i], buft) || parts[i]->type != parts[0]->type ||
+            (ggml_n_dims(parts[0]) > 1 && parts[i]->ne[0] != parts[0]->ne[0])) {
             return false;
         }
     }
