@@ -22,11 +22,11 @@ static bool plain(const struct ggml_tensor * t, ggml_backend_buffer_type_t buft)
            ggml_backend_buft_get_alloc_size(buft, t) == ggml_nbytes(t);
 }
 
-static bool fusable(struct ggml_tensor * const * parts, int n, ggml_backend_buffer_type_t buft) {
+// matrices (vec false) whose rows have one length, or vectors (vec true) of any lengths
+static bool fusable(struct ggml_tensor * const * parts, int n, bool vec, ggml_backend_buffer_type_t buft) {
     for (int i = 0; i < n; i++) {
-        // rows of one length (vectors: any length, they are concatenated along axis 0)
-        if (!plain(parts[i], buft) || parts[i]->type != parts[0]->type ||
-            (ggml_n_dims(parts[0]) > 1 && parts[i]->ne[0] != parts[0]->ne[0])) {
+        if (!plain(parts[i], buft) || parts[i]->type != parts[0]->type || (vec ? parts[i]->ne[1] != 1 :
+                                                                            parts[i]->ne[0] != parts[0]->ne[0])) {
             return false;
         }
     }
@@ -45,7 +45,7 @@ static bool biases_fusable(const struct llm_layer * l, ggml_backend_buffer_type_
             return false;
         }
     }
-    return fusable(b, 3, buft);
+    return fusable(b, 3, true, buft);
 }
 
 // whether dev computes what the fused graph adds: RoPE on strided views of the QKV product, the
@@ -92,14 +92,15 @@ static bool device_takes_fused_graph(ggml_backend_dev_t dev, const struct llm_mo
     return ok;
 }
 
-static struct ggml_tensor * fused_tensor(struct ggml_context * ctx, struct ggml_tensor * const * parts, int n,
+// the parts concatenated: vectors along axis 0, matrices along their rows (axis 1)
+static struct ggml_tensor * fused_tensor(struct ggml_context * ctx, struct ggml_tensor * const * parts, int n, bool vec,
                                          const char * fmt, int il) {
     int64_t rows = 0;
     for (int i = 0; i < n; i++) {
-        rows += ggml_n_dims(parts[0]) == 1 ? parts[i]->ne[0] : parts[i]->ne[1];
+        rows += vec ? parts[i]->ne[0] : parts[i]->ne[1];
     }
-    struct ggml_tensor * t = ggml_n_dims(parts[0]) == 1 ? ggml_new_tensor_1d(ctx, parts[0]->type, rows)
-                                                        : ggml_new_tensor_2d(ctx, parts[0]->type, parts[0]->ne[0], rows);
+    struct ggml_tensor * t = vec ? ggml_new_tensor_1d(ctx, parts[0]->type, rows)
+                                 : ggml_new_tensor_2d(ctx, parts[0]->type, parts[0]->ne[0], rows);
     if (t) {
         ggml_format_name(t, fmt, il);
     }
@@ -121,16 +122,19 @@ bool llm_fuse_plan(struct llm_model * m, ggml_backend_dev_t dev) {
     for (uint32_t il = 0; il < m->hp.n_layer; il++) {
         struct llm_layer * l = &m->layers[il];
         struct ggml_tensor * qkv[3] = { l->wq, l->wk, l->wv };
-        if (fusable(qkv, 3, buft) && biases_fusable(l, buft)) {
-            l->wqkv = fused_tensor(m->ctx_fused, qkv, 3, "blk.%d.attn_qkv.weight", (int) il);
+        // the graph's views take n_embd rows of Q, then n_embd_kv of K and of V
+        const int64_t n_embd_kv = (int64_t) m->hp.n_embd / m->hp.n_head * m->hp.n_head_kv;
+        if (fusable(qkv, 3, false, buft) && biases_fusable(l, buft) && l->wq->ne[1] == (int64_t) m->hp.n_embd &&
+            l->wk->ne[1] == n_embd_kv && l->wv->ne[1] == n_embd_kv) {
+            l->wqkv = fused_tensor(m->ctx_fused, qkv, 3, false, "blk.%d.attn_qkv.weight", (int) il);
             if (l->bq) {
                 struct ggml_tensor * b[3] = { l->bq, l->bk, l->bv };
-                l->bqkv = fused_tensor(m->ctx_fused, b, 3, "blk.%d.attn_qkv.bias", (int) il);
+                l->bqkv = fused_tensor(m->ctx_fused, b, 3, true, "blk.%d.attn_qkv.bias", (int) il);
             }
         }
         struct ggml_tensor * gu[2] = { l->ffn_gate, l->ffn_up };
-        if (fusable(gu, 2, buft) && l->ffn_gate->ne[1] == l->ffn_up->ne[1]) {
-            l->ffn_gate_up = fused_tensor(m->ctx_fused, gu, 2, "blk.%d.ffn_gate_up.weight", (int) il);
+        if (fusable(gu, 2, false, buft) && l->ffn_gate->ne[1] == l->ffn_up->ne[1]) {
+            l->ffn_gate_up = fused_tensor(m->ctx_fused, gu, 2, false, "blk.%d.ffn_gate_up.weight", (int) il);
         }
     }
     return true;
