@@ -1,8 +1,8 @@
 // Writes a tiny random-weight llama GGUF with our own GGUF writer, for the runner's tests:
-//   gen-tiny-llama OUT.gguf [f32|f16] [arch]
+//   gen-tiny-llama OUT.gguf [f32|f16|q4_1] [arch]
 // 2 blocks, 64 dims, 4 heads with 2 KV heads, FFN 96, context 128, a byte-level BPE vocabulary
-// (3 special tokens, the 256 byte tokens, a few merges), untied output. The matrices are F32 or
-// F16 (the first argument); norms and embeddings F32. Deterministic (fixed seed).
+// (3 special tokens, the 256 byte tokens, a few merges), untied output. The matrices are F32, F16
+// or Q4_1 (the first argument); norms and embeddings F32. Deterministic (fixed seed).
 #include "ggml.h"
 #include "gguf.h"
 
@@ -36,10 +36,17 @@ static struct ggml_tensor * add(struct ggml_context * ctx, struct gguf_context *
     if (!t) return NULL;
     ggml_set_name(t, name);
     int64_t n = ggml_nelements(t);
+    float * q = type == GGML_TYPE_Q4_1 ? malloc(sizeof(float) * (size_t) n) : NULL;   // quantized at the end
+    if (type == GGML_TYPE_Q4_1 && !q) return NULL;
     for (int64_t i = 0; i < n; i++) {
         float v = offset + scale * uniform();
-        if (type == GGML_TYPE_F16) ((ggml_fp16_t *) t->data)[i] = ggml_fp32_to_fp16(v);
+        if (q) q[i] = v;
+        else if (type == GGML_TYPE_F16) ((ggml_fp16_t *) t->data)[i] = ggml_fp32_to_fp16(v);
         else ((float *) t->data)[i] = v;
+    }
+    if (q) {
+        ggml_quantize_chunk(type, q, t->data, 0, ggml_nrows(t), t->ne[0], NULL);
+        free(q);
     }
     gguf_add_tensor(g, t);
     return t;
@@ -47,10 +54,11 @@ static struct ggml_tensor * add(struct ggml_context * ctx, struct gguf_context *
 
 int main(int argc, char ** argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: gen-tiny-llama OUT.gguf [f32|f16] [arch]\n");
+        fprintf(stderr, "usage: gen-tiny-llama OUT.gguf [f32|f16|q4_1] [arch]\n");
         return 1;
     }
-    enum ggml_type wt = argc > 2 && strcmp(argv[2], "f16") == 0 ? GGML_TYPE_F16 : GGML_TYPE_F32;
+    enum ggml_type wt = argc > 2 && strcmp(argv[2], "f16") == 0 ? GGML_TYPE_F16 :
+                        argc > 2 && strcmp(argv[2], "q4_1") == 0 ? GGML_TYPE_Q4_1 : GGML_TYPE_F32;
     const char * arch = argc > 3 ? argv[3] : "llama";
 
     // vocabulary: specials, bytes, merges

@@ -97,6 +97,11 @@ static bool device_has_set_rows(ggml_backend_dev_t dev, const struct llm_kv_cach
 
 struct llm_context * llm_context_new_ext(const char * fname, const char * device, int n_threads, uint32_t n_ctx,
                                          int n_batch, enum ggml_type kv_type, int flash_attn) {
+    return llm_context_new_fuse(fname, device, n_threads, n_ctx, n_batch, kv_type, flash_attn, -1);
+}
+
+struct llm_context * llm_context_new_fuse(const char * fname, const char * device, int n_threads, uint32_t n_ctx,
+                                          int n_batch, enum ggml_type kv_type, int flash_attn, int fuse) {
     ggml_backend_dev_t dev = llm_device_by_name(device);
     if (!dev) {
         if (strncmp(device, "meta:", 5) == 0) {
@@ -129,7 +134,7 @@ struct llm_context * llm_context_new_ext(const char * fname, const char * device
     }
     ggml_backend_cpu_set_n_threads(lctx->backends[dev_is_cpu ? 0 : 1], n_threads);
 
-    lctx->model = llm_model_load(fname, ggml_backend_dev_buffer_type(dev));
+    lctx->model = llm_model_load_ext(fname, dev, fuse > 0 || (fuse < 0 && llm_fuse_enabled()));
     if (!lctx->model) {
         llm_context_free(lctx);
         return NULL;

@@ -31,9 +31,19 @@ static struct ggml_tensor * attention(struct ggml_context * ctx, struct ggml_cgr
     const int64_t hd = hp->n_embd / hp->n_head;
     const int64_t n_embd_kv = hd * hp->n_head_kv;
 
-    struct ggml_tensor * q = ggml_reshape_3d(ctx, linear(ctx, l->wq, l->bq, cur), hd, hp->n_head, n_tokens);
-    struct ggml_tensor * k = ggml_reshape_3d(ctx, linear(ctx, l->wk, l->bk, cur), hd, hp->n_head_kv, n_tokens);
-    struct ggml_tensor * v = linear(ctx, l->wv, l->bv, cur);
+    struct ggml_tensor * q, * k, * v;
+    if (l->wqkv) {
+        // one product; Q, K and V are views of its rows (RoPE and the cache writes take strided views)
+        struct ggml_tensor * qkv = linear(ctx, l->wqkv, l->bqkv, cur);       // [n_q + n_k + n_v, n_tokens]
+        const size_t fs = sizeof(float);
+        q = ggml_view_3d(ctx, qkv, hd, hp->n_head, n_tokens, hd * fs, qkv->nb[1], 0);
+        k = ggml_view_3d(ctx, qkv, hd, hp->n_head_kv, n_tokens, hd * fs, qkv->nb[1], (size_t) hp->n_embd * fs);
+        v = ggml_view_2d(ctx, qkv, n_embd_kv, n_tokens, qkv->nb[1], (size_t) (hp->n_embd + n_embd_kv) * fs);
+    } else {
+        q = ggml_reshape_3d(ctx, linear(ctx, l->wq, l->bq, cur), hd, hp->n_head, n_tokens);
+        k = ggml_reshape_3d(ctx, linear(ctx, l->wk, l->bk, cur), hd, hp->n_head_kv, n_tokens);
+        v = linear(ctx, l->wv, l->bv, cur);
+    }
     q = ggml_rope_ext(ctx, q, pos, NULL, (int) hp->n_rot, GGML_ROPE_TYPE_NORMAL, (int) hp->n_ctx_train,
                       hp->rope_base, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
     k = ggml_rope_ext(ctx, k, pos, NULL, (int) hp->n_rot, GGML_ROPE_TYPE_NORMAL, (int) hp->n_ctx_train,
@@ -120,7 +130,11 @@ struct ggml_cgraph * llm_build_graph_ext(struct ggml_context * ctx, const struct
         struct ggml_tensor * cur = norm(ctx, x, l->attn_norm, hp->norm_eps);
         x = ggml_add(ctx, x, attention(ctx, gf, m, kv, (int) il, cur, pos, mask, kv_rows, n_tokens, n_past, n_kv));
         cur = norm(ctx, x, l->ffn_norm, hp->norm_eps);
-        cur = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, l->ffn_gate, cur), ggml_mul_mat(ctx, l->ffn_up, cur));
+        if (l->ffn_gate_up) {
+            cur = ggml_swiglu(ctx, ggml_mul_mat(ctx, l->ffn_gate_up, cur));   // silu(first half) * second half
+        } else {
+            cur = ggml_swiglu_split(ctx, ggml_mul_mat(ctx, l->ffn_gate, cur), ggml_mul_mat(ctx, l->ffn_up, cur));
+        }
         x = ggml_add(ctx, x, ggml_mul_mat(ctx, l->ffn_down, cur));
     }
     if (!all_logits && n_tokens > 1) {

@@ -140,7 +140,7 @@ static bool bind_weights(struct llm_model * m) {
     return true;
 }
 
-struct llm_model * llm_model_load(const char * fname, ggml_backend_buffer_type_t buft) {
+static struct llm_model * load(const char * fname, ggml_backend_buffer_type_t buft, ggml_backend_dev_t fuse_dev) {
     FILE * f = fopen(fname, "rb");
     if (!f) {
         fprintf(stderr, "error: cannot open the model file '%s'\n", fname);
@@ -160,7 +160,13 @@ struct llm_model * llm_model_load(const char * fname, ggml_backend_buffer_type_t
         llm_model_free(m);
         return NULL;
     }
-    if (!read_hparams(m) || !bind_weights(m)) {
+    if (!read_hparams(m) || !bind_weights(m) || (fuse_dev && !llm_fuse_plan(m, fuse_dev))) {
+        llm_model_free(m);
+        return NULL;
+    }
+    // the fused weights first: the parts placed inside them are then left out of buf_w
+    if (!llm_fuse_place(m, buft)) {
+        llm_print_error("cannot allocate the fused weights in the device's memory");
         llm_model_free(m);
         return NULL;
     }
@@ -179,12 +185,22 @@ struct llm_model * llm_model_load(const char * fname, ggml_backend_buffer_type_t
     return m;
 }
 
+struct llm_model * llm_model_load(const char * fname, ggml_backend_buffer_type_t buft) {
+    return load(fname, buft, NULL);
+}
+
+struct llm_model * llm_model_load_ext(const char * fname, ggml_backend_dev_t dev, bool fuse) {
+    return load(fname, ggml_backend_dev_buffer_type(dev), fuse ? dev : NULL);
+}
+
 void llm_model_free(struct llm_model * m) {
     if (!m) {
         return;
     }
     ggml_backend_buffer_free(m->buf_w);
     ggml_free(m->ctx_w);
+    ggml_backend_buffer_free(m->buf_fused);
+    ggml_free(m->ctx_fused);
     gguf_free(m->gguf);
     free(m);
 }

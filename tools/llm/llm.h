@@ -25,6 +25,9 @@ struct llm_layer {
     struct ggml_tensor * attn_norm, * wq, * wk, * wv, * wo;
     struct ggml_tensor * bq, * bk, * bv;       // optional (Qwen2-style biases)
     struct ggml_tensor * ffn_norm, * ffn_gate, * ffn_up, * ffn_down;
+    // fused at load time (llm-fuse.c), NULL when not: wqkv = [wq; wk; wv] rows (bqkv the biases
+    // likewise), ffn_gate_up = [ffn_gate; ffn_up] rows; the parts above then lie inside them
+    struct ggml_tensor * wqkv, * bqkv, * ffn_gate_up;
 };
 
 struct llm_model {
@@ -34,12 +37,28 @@ struct llm_model {
     ggml_backend_buffer_t buf_w;
     struct ggml_tensor * tok_embd, * out_norm, * output; // output == tok_embd when tied
     struct llm_layer layers[LLM_MAX_LAYERS];
+    struct ggml_context * ctx_fused;       // the fused weights (NULL when none)
+    ggml_backend_buffer_t buf_fused;
 };
 
 // loads the model's hyperparameters and weights into a buffer of buft (WEIGHTS usage); NULL and
 // one logged line on any error (missing file, corrupt file, unknown architecture, missing key)
 struct llm_model * llm_model_load(const char * fname, ggml_backend_buffer_type_t buft);
+// the same on dev's buffer type, with Q/K/V and gate/up fused into one weight each where the
+// device computes the fused graph (llm-fuse.c) and fuse is true
+struct llm_model * llm_model_load_ext(const char * fname, ggml_backend_dev_t dev, bool fuse);
 void               llm_model_free(struct llm_model * model);
+
+// llm-fuse.c: plans the fused weights of m (bound, not yet allocated) for dev: every layer whose
+// Q/K/V (gate/up) have one type and row length gets wqkv (ffn_gate_up), in m->ctx_fused; false
+// (logged) on out of memory. No fusion on a meta device (its row splits would mix heads and the
+// gate/up halves) nor where dev refuses an op of the fused graph.
+bool llm_fuse_plan(struct llm_model * m, ggml_backend_dev_t dev);
+// allocates the fused weights in a buffer of buft (WEIGHTS usage) and places the parts inside
+// them, so that loading the parts fills the fused weights; false (logged) on failure
+bool llm_fuse_place(struct llm_model * m, ggml_backend_buffer_type_t buft);
+// whether fusion is asked for: false when the environment sets GGML_LLM_FUSE=0
+bool llm_fuse_enabled(void);
 
 struct llm_kv_cache {
     struct ggml_context * ctx;
@@ -104,6 +123,11 @@ struct llm_context * llm_context_new(const char * fname, const char * device, in
 // and flash attention: 1 on, 0 off, -1 (the default) where the device supports flash_attn_ext
 struct llm_context * llm_context_new_ext(const char * fname, const char * device, int n_threads,
                                          uint32_t n_ctx, int n_batch, enum ggml_type kv_type, int flash_attn);
+// the same choosing the fused Q/K/V and gate/up weights: 1 where the device allows, 0 never,
+// -1 (the default of the others) unless GGML_LLM_FUSE=0
+struct llm_context * llm_context_new_fuse(const char * fname, const char * device, int n_threads,
+                                          uint32_t n_ctx, int n_batch, enum ggml_type kv_type, int flash_attn,
+                                          int fuse);
 void                 llm_context_free(struct llm_context * lctx);
 // evaluates tokens (in batches of n_batch) after the cache; the logits of the last token (or of
 // every token when all_logits) are in lctx->logits

@@ -1,7 +1,7 @@
 // ggml-llm: generates text with a llama-architecture GGUF model on one device.
 //   ggml-llm -m MODEL.gguf -p "prompt" [-n N] [--chat] [--temp T] [--device CPU|OpenCL0|...]
 //            [--threads N] [--batch N] [--ctx N] [--top-k K] [--top-p P] [--min-p P]
-//            [--repeat-penalty R] [--seed S] [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose]
+//            [--repeat-penalty R] [--seed S] [--flash-attn on|off|auto] [--no-fuse] [--ids] [--ignore-eos] [--verbose]
 // The text streams to stdout as it is generated; then (with --ids) the generated token ids on one
 // line, and the lines "prompt: ..." and "generation: ...". Errors: one line on stderr, exit 1.
 #include "llm.h"
@@ -24,7 +24,7 @@ struct options {
     const char * model, * prompt, * device;
     int n_predict, n_threads, n_batch, n_ctx, flash_attn;
     int random_prompt;   // > 0: a prompt of that many pseudo-random token ids instead of -p (benchmarks)
-    bool chat, ids, ignore_eos, verbose, list_devices, help;
+    bool chat, ids, ignore_eos, verbose, list_devices, help, no_fuse;
     struct llm_sampler_params sp;
 };
 
@@ -35,7 +35,7 @@ static double now_ms(void) {
 static void usage(void) {
     fprintf(stderr, "usage: ggml-llm -m MODEL.gguf -p PROMPT [-n N] [--chat] [--temp T] [--device NAME] [--threads N]"
                     " [--batch N] [--ctx N] [--top-k K] [--top-p P] [--min-p P] [--repeat-penalty R] [--seed S]"
-                    " [--flash-attn on|off|auto] [--ids] [--ignore-eos] [--verbose] [--random-prompt N]\n"
+                    " [--flash-attn on|off|auto] [--no-fuse] [--ids] [--ignore-eos] [--verbose] [--random-prompt N]\n"
                     "       ggml-llm --list-devices | --help\n");
 }
 
@@ -51,6 +51,8 @@ static void help(void) {
            "  -b, --batch N           prompt tokens per graph (default 512)\n"
            "  -c, --ctx N             context length (default 2048)\n"
            "  --flash-attn on|off|auto  flash attention (default auto: where the device supports it)\n"
+           "  --no-fuse               separate Q/K/V and gate/up products (default: fused where the device allows;\n"
+           "                          also GGML_LLM_FUSE=0)\n"
            "  --temp T                temperature; 0 (default) is greedy\n"
            "  --top-k K, --top-p P, --min-p P, --repeat-penalty R, --seed S   sampling (defaults 40, 0.95, 0.05, 1.0, 42)\n"
            "  --ids                   print the generated token ids, one line\n"
@@ -90,6 +92,7 @@ static bool parse(int argc, char ** argv, struct options * o) {
             takes = false;
             if      (!strcmp(a, "--chat")) o->chat = true;
             else if (!strcmp(a, "--ids")) o->ids = true;
+            else if (!strcmp(a, "--no-fuse")) o->no_fuse = true;
             else if (!strcmp(a, "--ignore-eos")) o->ignore_eos = true;
             else if (!strcmp(a, "--verbose")) o->verbose = true;
             else if (!strcmp(a, "--list-devices")) o->list_devices = true;
@@ -158,8 +161,8 @@ int main(int argc, char ** argv) {
     if (o.verbose) {
         llm_print_devices(stderr);
     }
-    struct llm_context * lctx = llm_context_new_ext(o.model, o.device, o.n_threads, (uint32_t) o.n_ctx, o.n_batch,
-                                                    GGML_TYPE_F16, o.flash_attn);
+    struct llm_context * lctx = llm_context_new_fuse(o.model, o.device, o.n_threads, (uint32_t) o.n_ctx, o.n_batch,
+                                                     GGML_TYPE_F16, o.flash_attn, o.no_fuse ? 0 : -1);
     if (!lctx) {
         return 1;
     }
