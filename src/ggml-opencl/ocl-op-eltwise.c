@@ -38,7 +38,8 @@ bool ggml_ocl_eltwise_supports(const struct ggml_ocl_device * d, const struct gg
             if (op->src[1] != NULL) {
                 return src_float(op, 1) && same_shape(a, op->src[1]) && same_shape(op, a);
             }
-            return a->ne[0] == 2*op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
+            // an odd row's last element is unused (x and gate are its first 2*ne0 values)
+            return a->ne[0] / 2 == op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
         }
         case GGML_OP_SQR:
         case GGML_OP_SQRT:

@@ -164,6 +164,13 @@ static bool cases_glu(struct bop_cases * list) {
                 }
             }
         }
+        // longer odd rows, contiguous (a->ne0 = 75: row paths with an odd row stride and a tail)
+        static const int64_t odd_long[4] = { 37, 3, 2, 1 };
+        for (int swapped = 0; swapped < 2; swapped++) {
+            if (add_glu_case(list, (enum ggml_glu_op) op, GGML_TYPE_F32, odd_long, swapped, false, BOP_LAYOUT_CONT, true) == NULL) {
+                return false;
+            }
+        }
     }
     return true;
 }
