@@ -150,7 +150,7 @@ static enum ggml_status run_rows(struct ggml_ocl_backend * be, struct ggml_tenso
     ggml_ocl_arg_tensor(&a, op->src[0]);
     ggml_ocl_arg_tensor(&a, op->src[1]);
     ggml_ocl_arg_tensor(&a, op);
-    if (strcmp(kname, "k_get_rows_vec") == 0) {
+    if (strcmp(kname, "k_get_rows_vec") == 0 || strcmp(kname, "k_set_rows_vec") == 0) {
         return launch_rows_vec(&a, over);
     }
     return ggml_ocl_launch_shape(&a, over);
@@ -195,7 +195,7 @@ enum ggml_status ggml_ocl_copy_compute(struct ggml_ocl_backend * be, struct ggml
         case GGML_OP_GET_ROWS:
             return run_rows(be, op, rows_vec_ok(op->src[0]) && rows_vec_ok(op) ? "k_get_rows_vec" : "k_get_rows", op);
         case GGML_OP_SET_ROWS:
-            return run_rows(be, op, "k_set_rows", op->src[0]);
+            return run_rows(be, op, rows_vec_ok(op->src[0]) && rows_vec_ok(op) ? "k_set_rows_vec" : "k_set_rows", op->src[0]);
         case GGML_OP_ACC:
         case GGML_OP_SET:
             return run_acc(be, op);

@@ -102,7 +102,8 @@ bool ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct g
             if (b != NULL) {
                 return plain_f32(b) && same_shape(op, a) && same_shape(a, b);
             }
-            return a->ne[0] == 2*op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
+            // an odd row's last element is unused
+            return a->ne[0] / 2 == op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
         default:
             return false;
     }
@@ -231,10 +232,10 @@ enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_
             const cl_ulong og = base + (swapped ? 0 : (cl_ulong) nc);
             ggml_ocl_arg_raw(&args, sizeof(mem), &mem);
             ggml_ocl_arg_raw(&args, sizeof(ox), &ox);
-            ggml_ocl_arg_i64(&args, 2*nc);
+            ggml_ocl_arg_i64(&args, a->ne[0]);
             ggml_ocl_arg_raw(&args, sizeof(mem), &mem);
             ggml_ocl_arg_raw(&args, sizeof(og), &og);
-            ggml_ocl_arg_i64(&args, 2*nc);
+            ggml_ocl_arg_i64(&args, a->ne[0]);
         }
         arg_floats(&args, op);
         ggml_ocl_arg_i64(&args, nc);

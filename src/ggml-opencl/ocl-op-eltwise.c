@@ -38,7 +38,8 @@ bool ggml_ocl_eltwise_supports(const struct ggml_ocl_device * d, const struct gg
             if (op->src[1] != NULL) {
                 return src_float(op, 1) && same_shape(a, op->src[1]) && same_shape(op, a);
             }
-            return a->ne[0] == 2*op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
+            // an odd row's last element is unused (x and gate are its first 2*ne0 values)
+            return a->ne[0] / 2 == op->ne[0] && a->ne[1] == op->ne[1] && a->ne[2] == op->ne[2] && a->ne[3] == op->ne[3];
         }
         case GGML_OP_SQR:
         case GGML_OP_SQRT:
@@ -102,9 +103,32 @@ static void arg_flat(struct ggml_ocl_args * a, const struct ggml_tensor * t) {
     ggml_ocl_arg_i32(a, (int32_t) t->type);
 }
 
+// the kernel of eltwise.cl with code's function fixed at compile time, else the one taking any code
+static const char * unary_flat_kernel(int code) {
+    switch (code) {
+        case GGML_UNARY_OP_ABS:        return "k_unary_flat_abs";
+        case GGML_UNARY_OP_NEG:        return "k_unary_flat_neg";
+        case GGML_UNARY_OP_TANH:       return "k_unary_flat_tanh";
+        case GGML_UNARY_OP_RELU:       return "k_unary_flat_relu";
+        case GGML_UNARY_OP_SIGMOID:    return "k_unary_flat_sigmoid";
+        case GGML_UNARY_OP_GELU:       return "k_unary_flat_gelu";
+        case GGML_UNARY_OP_GELU_QUICK: return "k_unary_flat_gelu_quick";
+        case GGML_UNARY_OP_SILU:       return "k_unary_flat_silu";
+        case GGML_UNARY_OP_EXP:        return "k_unary_flat_exp";
+        case GGML_UNARY_OP_GELU_ERF:   return "k_unary_flat_gelu_erf";
+        case U_SQR:                    return "k_unary_flat_sqr";
+        case U_SQRT:                   return "k_unary_flat_sqrt";
+        case U_LOG:                    return "k_unary_flat_log";
+        case U_SIN:                    return "k_unary_flat_sin";
+        case U_COS:                    return "k_unary_flat_cos";
+        case U_SCALE:                  return "k_unary_flat_scale";
+        default:                       return "k_unary_flat";
+    }
+}
+
 static enum ggml_status run_unary_flat(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, const float p[4]) {
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_unary_flat")) {
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, unary_flat_kernel(code))) {
         return GGML_STATUS_FAILED;
     }
     arg_flat(&a, op->src[0]);

@@ -33,6 +33,42 @@ bool ggml_ocl_reduce_supports(const struct ggml_ocl_device * d, const struct ggm
     }
 }
 
+// SUM_ROWS / MEAN by k_sum_rows_vec: on CPU devices, for many rows of contiguous F32 or F16
+// values at element-aligned strides
+static bool sum_rows_by_row(const struct ggml_ocl_device * d, const struct ggml_tensor * a) {
+    if ((d->cl_type & CL_DEVICE_TYPE_CPU) == 0 || n_rows(a) < 16 || (a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16)) {
+        return false;
+    }
+    const size_t ts = ggml_type_size(a->type);
+    return a->nb[0] == ts && a->nb[1] % ts == 0 && a->nb[2] % ts == 0 && a->nb[3] % ts == 0 && (uintptr_t) a->data % ts == 0;
+}
+
+static enum ggml_status run_sum_rows_vec(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    const struct ggml_tensor * src = op->src[0];
+    const size_t ts = ggml_type_size(src->type);
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_REDUCE, "k_sum_rows_vec")) {
+        return GGML_STATUS_FAILED;
+    }
+    cl_mem mem = NULL;
+    size_t offs = 0;
+    if (!ggml_ocl_tensor_mem(src, a.kname, &mem, &offs)) {
+        return GGML_STATUS_FAILED;
+    }
+    const cl_ulong o = offs / ts;
+    ggml_ocl_arg_raw(&a, sizeof(mem), &mem);
+    ggml_ocl_arg_raw(&a, sizeof(o), &o);
+    ggml_ocl_arg_i32(&a, (int32_t) src->type);
+    ggml_ocl_arg_i64(&a, src->ne[0]);
+    ggml_ocl_arg_i64(&a, (int64_t) (src->nb[1] / ts));
+    ggml_ocl_arg_i64(&a, (int64_t) (src->nb[2] / ts));
+    ggml_ocl_arg_i64(&a, (int64_t) (src->nb[3] / ts));
+    ggml_ocl_arg_tensor(&a, op);
+    ggml_ocl_arg_i32(&a, op->op == GGML_OP_MEAN);
+    const size_t rows = (size_t) n_rows(src);
+    return ggml_ocl_launch_nd(&a, 1, &rows, NULL);
+}
+
 enum ggml_status ggml_ocl_reduce_compute(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     const struct ggml_tensor * src = op->src[0];
     const size_t local = ggml_ocl_wg_size(be->dev, REDUCE_LOCAL);
@@ -48,6 +84,9 @@ enum ggml_status ggml_ocl_reduce_compute(struct ggml_ocl_backend * be, struct gg
             return ggml_ocl_launch_groups(&a, 1, local);
         case GGML_OP_SUM_ROWS:
         case GGML_OP_MEAN:
+            if (sum_rows_by_row(be->dev, src)) {
+                return run_sum_rows_vec(be, op);
+            }
             if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_REDUCE, "k_sum_rows")) {
                 return GGML_STATUS_FAILED;
             }

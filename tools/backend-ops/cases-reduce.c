@@ -55,13 +55,14 @@ static struct bop_case * add_index(struct bop_cases * list, enum ggml_op op, enu
 bool bops_cases_reduce(struct bop_cases * list) {
     static const enum ggml_op ops[] = { GGML_OP_SUM, GGML_OP_SUM_ROWS, GGML_OP_MEAN };
     static const enum ggml_type types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
-    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 1027, 7, 1, 1 }, { 33, 1, 1, 1 } };
+    // { 37, 20, 3, 1 }: many rows of 16-value chunks and a tail (the one-work-item-per-row paths)
+    static const int64_t shapes[][4] = { { 10, 5, 4, 3 }, { 1027, 7, 1, 1 }, { 33, 1, 1, 1 }, { 37, 20, 3, 1 } };
     for (size_t o = 0; o < 3; o++) {
         for (size_t t = 0; t < 3; t++) {
-            for (size_t s = 0; s < 3; s++) {
+            for (size_t s = 0; s < 4; s++) {
                 for (int l = 0; l < 3; l++) {
-                    if (l > 0 && s != 0) {
-                        continue; // non-contiguous layouts on the first shape only
+                    if (l > 0 && s != 0 && s != 3) {
+                        continue; // non-contiguous layouts on the first and last shapes only
                     }
                     const enum bop_layout layout = l == 0 ? BOP_LAYOUT_CONT : l == 1 ? BOP_LAYOUT_PAD : BOP_LAYOUT_PERM;
                     struct bop_case * c = bops_add(list, ggml_op_name(ops[o]), build_reduce, "type=%s,ne=%s,layout=%s",

@@ -51,6 +51,39 @@ static bool add_unary(struct bop_cases * list, enum ggml_unary_op op, enum ggml_
     return true;
 }
 
+// the exp-based activations over [lo, hi] far past their saturation (exp overflowing to inf and
+// underflowing to 0 inside: the device kernels' own exp must give the limits, not NaN)
+static bool add_unary_wide(struct bop_cases * list, enum ggml_unary_op op, enum ggml_type type, double lo, double hi) {
+    static const int64_t ne[4] = { 1000, 3, 1, 1 };
+    struct bop_case * c = bops_add(list, ggml_unary_op_name(op), build_unary, "type=%s,ne=%s,layout=cont,inplace=0,range=[%g,%g]",
+            bops_tname(type), bops_ne_str(ne), lo, hi);
+    if (c == NULL) {
+        return false;
+    }
+    c->t[0] = type;
+    bops_ne(c->ne[0], ne[0], ne[1], ne[2], ne[3]);
+    c->i[0] = op;
+    c->i[1] = 0;
+    c->i[2] = BOP_LAYOUT_CONT;
+    c->lo = lo;
+    c->hi = hi;
+    return true;
+}
+
+static bool cases_unary_wide(struct bop_cases * list) {
+    static const enum ggml_unary_op ops[] = {
+        GGML_UNARY_OP_SIGMOID, GGML_UNARY_OP_GELU, GGML_UNARY_OP_GELU_QUICK, GGML_UNARY_OP_SILU, GGML_UNARY_OP_GELU_ERF,
+    };
+    for (size_t o = 0; o < sizeof(ops)/sizeof(ops[0]); o++) {
+        if (!add_unary_wide(list, ops[o], GGML_TYPE_F32, -150.0, 150.0) || !add_unary_wide(list, ops[o], GGML_TYPE_F16, -150.0, 150.0)) {
+            return false;
+        }
+    }
+    // EXP: up to just below float overflow, down past the denormals
+    return add_unary_wide(list, GGML_UNARY_OP_EXP, GGML_TYPE_F32, -110.0, 88.0) &&
+           add_unary_wide(list, GGML_UNARY_OP_EXP, GGML_TYPE_F16, -30.0, 11.0);
+}
+
 static bool cases_unary(struct bop_cases * list) {
     static const int64_t shapes[][4] = { { 128, 5, 3, 2 }, { 7, 3, 2, 1 }, { 1031, 2, 1, 1 } };
     for (int op = 0; op < GGML_UNARY_OP_COUNT; op++) {
@@ -164,6 +197,13 @@ static bool cases_glu(struct bop_cases * list) {
                 }
             }
         }
+        // longer odd rows, contiguous (a->ne0 = 75: row paths with an odd row stride and a tail)
+        static const int64_t odd_long[4] = { 37, 3, 2, 1 };
+        for (int swapped = 0; swapped < 2; swapped++) {
+            if (add_glu_case(list, (enum ggml_glu_op) op, GGML_TYPE_F32, odd_long, swapped, false, BOP_LAYOUT_CONT, true) == NULL) {
+                return false;
+            }
+        }
     }
     return true;
 }
@@ -182,5 +222,5 @@ static bool cases_perf(struct bop_cases * list) {
 }
 
 bool bops_cases_unary(struct bop_cases * list) {
-    return cases_unary(list) && cases_glu(list) && cases_perf(list);
+    return cases_unary(list) && cases_unary_wide(list) && cases_glu(list) && cases_perf(list);
 }

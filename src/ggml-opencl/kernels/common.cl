@@ -196,3 +196,50 @@ int qblock_bytes(int t) {
         default:      return 0;
     }
 }
+
+// e^x of 16 values in plain vector arithmetic (PoCL calls the library's exp once per value, which
+// bounds the element-wise ops): x = n ln2 + r with |r| <= ln2/2 (ln2 in two parts, the first with
+// few bits so that n*LN2_HI is exact), e^r by its Taylor series to r^7 (truncation below 3e-9
+// relative), 2^n applied in two halves so that results from the denormals up to overflow (inf) come
+// out right. Relative error a few float ulp (tests/ref bounds); NaN stays NaN.
+float16 vexp16(float16 x) {
+    const float16 xc = fmin(fmax(x, -104.0f), 89.0f);
+    // round to nearest by the 1.5*2^23 trick: n's integer value lands in the low mantissa bits
+    const float16 big = xc * 1.44269504088896341f + 12582912.0f;
+    const float16 n = big - 12582912.0f;
+    const float16 r = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+    float16 p = 1.0f/5040.0f;
+    p = p * r + 1.0f/720.0f;
+    p = p * r + 1.0f/120.0f;
+    p = p * r + 1.0f/24.0f;
+    p = p * r + 1.0f/6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    const int16 ni = as_int16(big) - 0x4B400000;
+    const int16 n1 = ni >> 1;
+    const float16 s1 = as_float16((n1 + 127) << 23);
+    const float16 s2 = as_float16((ni - n1 + 127) << 23);
+    return select(p * s1 * s2, x, x != x);
+}
+
+// 0.5*(1 + erf(x/sqrt(2))) * x (GELU_ERF) of 16 values: erfc(z), z = |x|/sqrt(2), by the Chebyshev
+// fit t*exp(-z^2 + P(t)), t = 1/(1 + z/2), P of degree 9 (Numerical Recipes' erfcc: relative error
+// below 1.2e-7 for every z >= 0), so the negative side, where the result is x*erfc(z)/2, keeps its
+// relative accuracy too
+float16 vgelu_erf16(float16 x) {
+    const float16 z = fabs(x) * 0.70710678118654752440f;
+    const float16 t = 1.0f / (1.0f + 0.5f * z);
+    float16 q = 0.17087277f;
+    q = q * t - 0.82215223f;
+    q = q * t + 1.48851587f;
+    q = q * t - 1.13520398f;
+    q = q * t + 0.27886807f;
+    q = q * t - 0.18628806f;
+    q = q * t + 0.09678418f;
+    q = q * t + 0.37409196f;
+    q = q * t + 1.00002368f;
+    q = q * t - 1.26551223f;
+    const float16 erfc = t * vexp16(q - z * z);
+    return x * select(0.5f * erfc, 1.0f - 0.5f * erfc, x >= 0.0f);
+}

@@ -178,6 +178,22 @@ __kernel void k_get_rows_vec(__global const char * a, tdesc ad, __global const c
     row16_f(p, dd.type, TPTR(a, ad, i0, src_row, bmod(i2, ad.ne[2], dd.ne[2]), bmod(i3, ad.ne[3], dd.ne[3])), ad.type, n);
 }
 
+// SET_ROWS with F32/F16 rows of unit element stride at both ends (the host checks): a 2-D launch
+// over (16-value chunks of a row of b, rows of b); an index outside dst's rows writes nothing
+__kernel void k_set_rows_vec(__global const char * b, tdesc bd, __global const char * idx, tdesc id,
+                             __global char * dst, tdesc dd) {
+    const long i0 = get_global_id(0) * 16;
+    long r = get_global_id(1);
+    const long i1 = r % bd.ne[1]; r /= bd.ne[1];
+    const long i2 = r % bd.ne[2];
+    const long i3 = r / bd.ne[2];
+    const long dst_row = load_idx(TPTR(idx, id, i1, bmod(i2, id.ne[1], bd.ne[2]), bmod(i3, id.ne[2], bd.ne[3]), 0), id.type);
+    if (dst_row < 0 || dst_row >= dd.ne[1]) {
+        return;
+    }
+    row16_f(TPTR(dst, dd, i0, dst_row, i2, i3), dd.type, TPTR(b, bd, i0, i1, i2, i3), bd.type, bd.ne[0] - i0);
+}
+
 // CPY between tensors of one shape with F32/F16 rows of unit element stride at any row strides
 // (views, permutations of dims 1-3, padded rows): as k_get_rows_vec, row for row
 __kernel void k_cpy_rows_vec(__global const char * a, tdesc ad, __global char * dst, tdesc dd) {

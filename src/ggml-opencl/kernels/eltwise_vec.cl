@@ -69,7 +69,7 @@ __kernel void k_vswiglu(__global const float * a, ulong oa, long sa, __global co
     __global float * z = d + od + r*nc;
     if (j + 16 <= nc) {
         const float16 v = vload16(0, x + j);
-        vstore16(v / (1.0f + exp(-v)) * vload16(0, g + j), 0, z + j);
+        vstore16(v / (1.0f + vexp16(-v)) * vload16(0, g + j), 0, z + j);
     } else {
         for (long k = j; k < nc; k++) {
             z[k] = x[k] / (1.0f + exp(-x[k])) * g[k];
@@ -295,7 +295,7 @@ __kernel void k_vsoft_max(__global const float * a, ulong oa, __global float * d
     mx = fmax(mx, sink);
     float16 vsum = (float16) 0.0f;
     for (long k = 0; k < n16; k++) {
-        const float16 e = exp(vload16(k, z) - mx);
+        const float16 e = vexp16(vload16(k, z) - mx);
         vsum += e;
         vstore16(e, k, z);
     }

@@ -24,6 +24,46 @@ __kernel void k_sum_rows(__global const char * a, tdesc ad, __global char * dst,
     }
 }
 
+// SUM_ROWS / MEAN with one work-item per row (CPU devices, where the work-group reduction of
+// k_sum_rows costs barriers): rows of contiguous F32 or F16 values at element strides s1, s2, s3
+// from element oa, summed in 16 partial sums
+__kernel void k_sum_rows_vec(__global const char * a, ulong oa, int at, long ne0, long s1, long s2, long s3,
+                             __global char * dst, tdesc dd, int mean) {
+    const long r = get_global_id(0);
+    const long i1 = r % dd.ne[1];
+    const long i2 = (r / dd.ne[1]) % dd.ne[2];
+    const long i3 = r / (dd.ne[1]*dd.ne[2]);
+    if (i3 >= dd.ne[3]) {
+        return;
+    }
+    const ulong o = oa + i1*s1 + i2*s2 + i3*s3;
+    const __global float * pf = (const __global float *) a + o;
+    const __global half  * ph = (const __global half *) a + o;
+    const long n16 = ne0 / 16;
+    float16 acc = 0.0f;
+    float s = 0.0f;
+    // one loop per type: a type test inside the loop keeps PoCL from vectorizing it
+    if (at == T_F16) {
+        for (long k = 0; k < n16; k++) {
+            acc += vload_half16(k, ph);
+        }
+        for (long k = n16*16; k < ne0; k++) {
+            s += vload_half(k, ph);
+        }
+    } else {
+        for (long k = 0; k < n16; k++) {
+            acc += vload16(k, pf);
+        }
+        for (long k = n16*16; k < ne0; k++) {
+            s += pf[k];
+        }
+    }
+    const float8 a8 = acc.lo + acc.hi;
+    const float4 a4 = a8.lo + a8.hi;
+    s += (a4.x + a4.y) + (a4.z + a4.w);
+    store_f(TPTR(dst, dd, 0, i1, i2, i3), dd.type, mean ? s / (float) ne0 : s);
+}
+
 // one work-group for the whole tensor
 __kernel void k_sum(__global const char * a, tdesc ad, __global char * dst, tdesc dd, __local float * buf) {
     const long n = nelements(ad);
