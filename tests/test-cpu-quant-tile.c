@@ -5,8 +5,9 @@
 //     row and column strides larger than a row, Gaussian data of several scales: each output
 //     against the double dot of the dequantized weight and activation rows (2e-5 of the sum of
 //     |products|) and against the portable vec_dot;
-//   - every decode slot (gemv) of every level: 1, 5, 8, 13 and 37 rows, contiguous and strided, row
-//     lengths that exercise its groups, tail and activation segments, with the same bounds;
+//   - every decode slot (gemv) of every level: 1 .. 9, 13 and 37 rows (the 4-row lockstep and its
+//     tail), contiguous and strided, row lengths that exercise its groups, tail and activation
+//     segments, weight rows of scales 1e-4 .. 1e4 and activations of 1e-3 .. 1e3, same bounds;
 //   - the activation quantizers (Q8_0, Q8_1, Q8_K) of every level, byte for byte as the reference;
 //   - MUL_MAT with quantized weights through a graph at odd sizes (N not a multiple of the tile's
 //     rows, M of 1, 2, 3, 5 and 67 columns, a broadcast batch) with 1 and 2 threads at the level
@@ -162,8 +163,8 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
     float * yf = malloc((size_t) K*sizeof(float));
     float out[NR + 1];
     TEST_CHECK(y != NULL && yf != NULL);
-    for (int rep = 0; rep < 3 && y != NULL && yf != NULL; rep++) {
-        const float scale = rep == 2 ? 1e-3f : 1.0f + 2.0f*(float) rep;
+    for (int rep = 0; rep < 4 && y != NULL && yf != NULL; rep++) {
+        const float scale = rep == 2 ? 1e-3f : rep == 3 ? 1e3f : 1.0f + 2.0f*(float) rep;
         const size_t rx = rep == 1 ? row + 64 : row; // contiguous rows, and rows with gaps
         // exactly the rows (the sanitizer build sees any read past the last one)
         uint8_t * x = malloc(rx*(NR - 1) + row);
@@ -172,13 +173,15 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
             break;
         }
         for (int r = 0; r < NR; r++) {
-            TEST_CHECK(quantize_gauss(t, K, 1.0f + 0.25f*(float) r, x + r*rx));
+            // extreme scales on every third row from 9 on (rows 9, 15, ...: 1e4; 12, 18, ...: 1e-4)
+            const float ws = r >= 9 && r % 3 == 0 ? (r % 2 ? 1e4f : 1e-4f) : 1.0f + 0.25f*(float) r;
+            TEST_CHECK(quantize_gauss(t, K, ws, x + r*rx));
         }
         for (int64_t i = 0; i < K; i++) {
             yf[i] = scale*rnd_gauss();
         }
         kt->quant[vt].from_float(yf, y, K);
-        const int nrs[] = { 1, 5, 8, 13, NR };
+        const int nrs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, NR };
         for (size_t ni = 0; ni < sizeof(nrs)/sizeof(nrs[0]); ni++) {
             const int nr = nrs[ni];
             for (int r = 0; r <= NR; r++) {
