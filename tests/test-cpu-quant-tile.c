@@ -162,8 +162,10 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
     float * yf = malloc((size_t) K*sizeof(float));
     float out[NR + 1];
     TEST_CHECK(y != NULL && yf != NULL);
-    for (int rep = 0; rep < 3 && y != NULL && yf != NULL; rep++) {
-        const float scale = rep == 2 ? 1e-3f : 1.0f + 2.0f*(float) rep;
+    // rep 3: extreme weight scales, row by row 5e3 (fp16 block scales and mins in the thousands), 1e-5
+    // (subnormal fp16 block scales) and 1
+    for (int rep = 0; rep < 4 && y != NULL && yf != NULL; rep++) {
+        const float scale = rep == 2 ? 1e-3f : rep == 3 ? 1.0f : 1.0f + 2.0f*(float) rep;
         const size_t rx = rep == 1 ? row + 64 : row; // contiguous rows, and rows with gaps
         // exactly the rows (the sanitizer build sees any read past the last one)
         uint8_t * x = malloc(rx*(NR - 1) + row);
@@ -172,13 +174,15 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
             break;
         }
         for (int r = 0; r < NR; r++) {
-            TEST_CHECK(quantize_gauss(t, K, 1.0f + 0.25f*(float) r, x + r*rx));
+            const float rs = rep < 3 ? 1.0f + 0.25f*(float) r : r % 3 == 0 ? 5e3f : r % 3 == 1 ? 1e-5f : 1.0f;
+            TEST_CHECK(quantize_gauss(t, K, rs, x + r*rx));
         }
         for (int64_t i = 0; i < K; i++) {
             yf[i] = scale*rnd_gauss();
         }
         kt->quant[vt].from_float(yf, y, K);
-        const int nrs[] = { 1, 5, NR };
+        // 1 .. 9 rows: the 4-row lockstep with 0 .. 3 single rows after it, twice; 37: 9 x 4 + 1
+        const int nrs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, NR };
         for (size_t ni = 0; ni < sizeof(nrs)/sizeof(nrs[0]); ni++) {
             const int nr = nrs[ni];
             for (int r = 0; r <= NR; r++) {
@@ -316,10 +320,12 @@ int main(void) {
         int ng = 0;
         for (int t = 0; t < GGML_TYPE_COUNT; t++) {
             if (kt->quant[t].gemv != NULL) {
-                // in blocks of 32: only the tail, groups + tail (K = 576: the family's output matrix),
-                // many groups, two activation segments; the 256-blocks: 1, 3, 19 and 34 super-blocks
-                const int64_t k32[] = { 7*32, 18*32, 152*32, 265*32 }, k256[] = { 256, 3*256, 19*256, 34*256 };
-                for (size_t i = 0; i < 4; i++) {
+                // in blocks of 32: one block, only the tail, one whole group, groups + tail (K = 576:
+                // the family's output matrix), many groups, two activation segments; the 256-blocks:
+                // 1, 2, 3, 8, 19 and 34 super-blocks
+                const int64_t k32[] = { 32, 7*32, 8*32, 18*32, 152*32, 265*32 };
+                const int64_t k256[] = { 256, 2*256, 3*256, 8*256, 19*256, 34*256 };
+                for (size_t i = 0; i < 6; i++) {
                     check_gemv(kt, (enum ggml_type) t, lv, ggml_blck_size((enum ggml_type) t) == 256 ? k256[i] : k32[i]);
                 }
                 ng++;
