@@ -163,8 +163,11 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
     float * yf = malloc((size_t) K*sizeof(float));
     float out[NR + 1];
     TEST_CHECK(y != NULL && yf != NULL);
-    for (int rep = 0; rep < 4 && y != NULL && yf != NULL; rep++) {
-        const float scale = rep == 2 ? 1e-3f : rep == 3 ? 1e3f : 1.0f + 2.0f*(float) rep;
+    // rep 3: activations of 1e3 and extreme weight scales on every third row from 9 on; rep 4:
+    // row by row 5e3 (fp16 block scales and mins in the thousands), 1e-5 (subnormal fp16 block
+    // scales) and 1
+    for (int rep = 0; rep < 5 && y != NULL && yf != NULL; rep++) {
+        const float scale = rep == 2 ? 1e-3f : rep == 3 ? 1e3f : rep == 4 ? 1.0f : 1.0f + 2.0f*(float) rep;
         const size_t rx = rep == 1 ? row + 64 : row; // contiguous rows, and rows with gaps
         // exactly the rows (the sanitizer build sees any read past the last one)
         uint8_t * x = malloc(rx*(NR - 1) + row);
@@ -173,14 +176,16 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
             break;
         }
         for (int r = 0; r < NR; r++) {
-            // extreme scales on every third row from 9 on (rows 9, 15, ...: 1e4; 12, 18, ...: 1e-4)
-            const float ws = r >= 9 && r % 3 == 0 ? (r % 2 ? 1e4f : 1e-4f) : 1.0f + 0.25f*(float) r;
+            // rep < 4: extreme scales on every third row from 9 on (rows 9, 15, ...: 1e4; 12, 18, ...: 1e-4)
+            const float ws = rep == 4 ? (r % 3 == 0 ? 5e3f : r % 3 == 1 ? 1e-5f : 1.0f) :
+                             r >= 9 && r % 3 == 0 ? (r % 2 ? 1e4f : 1e-4f) : 1.0f + 0.25f*(float) r;
             TEST_CHECK(quantize_gauss(t, K, ws, x + r*rx));
         }
         for (int64_t i = 0; i < K; i++) {
             yf[i] = scale*rnd_gauss();
         }
         kt->quant[vt].from_float(yf, y, K);
+        // 1 .. 9 rows: the 4-row lockstep with 0 .. 3 single rows after it, twice; 37: 9 x 4 + 1
         const int nrs[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 13, NR };
         for (size_t ni = 0; ni < sizeof(nrs)/sizeof(nrs[0]); ni++) {
             const int nr = nrs[ni];
@@ -319,11 +324,11 @@ int main(void) {
         int ng = 0;
         for (int t = 0; t < GGML_TYPE_COUNT; t++) {
             if (kt->quant[t].gemv != NULL) {
-                // in blocks of 32: only the tail, groups + tail (K = 576: the family's output matrix),
-                // many groups, two activation segments, tails of 1 and 5 blocks after whole groups;
-                // the 256-blocks: 1, 3, 19, 34, 2 and 5 super-blocks
-                const int64_t k32[] = { 7*32, 18*32, 152*32, 265*32, 17*32, 21*32 };
-                const int64_t k256[] = { 256, 3*256, 19*256, 34*256, 2*256, 5*256 };
+                // in blocks of 32: one block, only the tail, one whole group, groups + tail (K = 576:
+                // the family's output matrix), many groups, two activation segments, tails of 1 and 5
+                // blocks after whole groups; the 256-blocks: 1, 2, 3, 8, 19, 34, 5 and 7 super-blocks
+                const int64_t k32[] = { 32, 7*32, 8*32, 18*32, 152*32, 265*32, 17*32, 21*32 };
+                const int64_t k256[] = { 256, 2*256, 3*256, 8*256, 19*256, 34*256, 5*256, 7*256 };
                 for (size_t i = 0; i < sizeof(k32)/sizeof(k32[0]); i++) {
                     check_gemv(kt, (enum ggml_type) t, lv, ggml_blck_size((enum ggml_type) t) == 256 ? k256[i] : k32[i]);
                 }

@@ -285,9 +285,188 @@ QG_INLINE float qg_hsum(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
+// Q5_0, Q5_1 and IQ4_NL have their own group code (qn_*): compute-bound on one core at about 4-5
+// cycles per 32 weights, they are short of ALU and shuffle-port slots. On Zen 3 (measured) a
+// vphaddw / vphaddd takes 2 cycles, shifts, byte shuffles, unpacks, inserts from registers and
+// vcvtph2ps share two ports, blends, logic and adds run on all four, vector loads 2 a cycle. So
+// here the 8 block scales come from broadcast loads and word blends (one vcvtph2ps the only
+// shuffle), the Q5 high bits of a pair from two broadcast loads and one dword blend, the 8 block
+// sums are reduced by unpacks (6 per group) instead of hadds, and the 4 rows of a group go two at
+// a time in lockstep, each activation register loaded once for both. Q4_0 keeps the generic code:
+// the same changes made it slower there (docs/quantization.md, "Decode kernels of the 32-block
+// types, instruction budget").
+QG_INLINE bool qn_kind(enum qg_kind k) {
+    return k == QG_Q5_0 || k == QG_Q5_1 || k == QG_IQ4_NL;
+}
+
+// 4 bytes at p, in every dword of an xmm (a load-port broadcast, no shuffle)
+QG_INLINE __m128i qn_bcast32(const char * p) {
+    return _mm_castps_si128(_mm_broadcast_ss((const float *)(const void *) p));
+}
+
+// the 8 fp16 words at byte off of the blocks of a group (blocks from nv on: 0) as floats, in the
+// lane order of the reduced sums (blocks 0 2 4 6 1 3 5 7). A word at an even position of the
+// result is the low half of a dword loaded at the word, one at an odd position the high half of
+// a dword loaded 2 bytes before it: with off = 0 that is inside the block before (odd positions
+// hold blocks 2, 6, 3, 7), with off = 2 inside the block itself
+QG_INLINE __m256 qn_words(const char * xg, size_t xsz, int nv, size_t off) {
+    static const int blk[8] = { 0, 2, 4, 6, 1, 3, 5, 7 };
+    __m128i r = _mm_setzero_si128();
+    for (int p = 0; p < 8; p++) {
+        if (blk[p] >= nv) {
+            continue;
+        }
+        const __m128i v = qn_bcast32(xg + (size_t) blk[p]*xsz + off - (size_t) (p & 1)*2);
+        switch (p) {
+            case 0: r = _mm_blend_epi16(r, v, 0x01); break;
+            case 1: r = _mm_blend_epi16(r, v, 0x02); break;
+            case 2: r = _mm_blend_epi16(r, v, 0x04); break;
+            case 3: r = _mm_blend_epi16(r, v, 0x08); break;
+            case 4: r = _mm_blend_epi16(r, v, 0x10); break;
+            case 5: r = _mm_blend_epi16(r, v, 0x20); break;
+            case 6: r = _mm_blend_epi16(r, v, 0x40); break;
+            default: r = _mm_blend_epi16(r, v, 0x80); break;
+        }
+    }
+    return _mm256_cvtph_ps(r);
+}
+
+// the high bits of the block pair (a, a + xsz; the second one only if two) as 0x10 bytes in the
+// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31
+QG_INLINE void qn_high_bits(enum qg_kind k, const char * a, size_t xsz, bool two, __m256i * lo, __m256i * hi) {
+    const __m256i ha = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + qg_qh_off(k))));
+    const __m256i hb = two ? _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + xsz +
+                                                                                              qg_qh_off(k)))) :
+                             _mm256_setzero_si256();
+    const __m256i h = _mm256_blend_epi32(ha, hb, 0xF0);
+    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
+    const __m256i ten = _mm256_set1_epi8(0x10);
+    const __m256i slo = _mm256_set_epi64x(0x0101010101010101ll, 0, 0x0101010101010101ll, 0);
+    const __m256i shi = _mm256_set_epi64x(0x0303030303030303ll, 0x0202020202020202ll, 0x0303030303030303ll,
+                                          0x0202020202020202ll);
+    const __m256i bl = _mm256_and_si256(_mm256_shuffle_epi8(h, slo), bit);
+    const __m256i bh = _mm256_and_si256(_mm256_shuffle_epi8(h, shi), bit);
+    *lo = _mm256_and_si256(_mm256_cmpeq_epi8(bl, bit), ten);
+    *hi = _mm256_and_si256(_mm256_cmpeq_epi8(bh, bit), ten);
+}
+
+// 8 block sums from the 4 pair vectors of a group (q[j]: 4 int32 partial sums of block 2j in the
+// low 128 bits, of block 2j + 1 in the high): blocks 0 2 4 6 in the low half, 1 3 5 7 in the high
+QG_INLINE __m256i qn_fold32(__m256i q0, __m256i q1) {
+    return _mm256_add_epi32(_mm256_unpacklo_epi32(q0, q1), _mm256_unpackhi_epi32(q0, q1));
+}
+
+QG_INLINE __m256i qn_fold64(__m256i a, __m256i c) {
+    return _mm256_add_epi32(_mm256_unpacklo_epi64(a, c), _mm256_unpackhi_epi64(a, c));
+}
+
+QG_INLINE __m256i qn_reduce(__m256i q0, __m256i q1, __m256i q2, __m256i q3) {
+    return qn_fold64(qn_fold32(q0, q1), qn_fold32(q2, q3));
+}
+
+// the 4 int32 partial sums of each block of the pair at a (block a + xsz only if two) against the
+// prepared activations alo / ahi: block a's in the low 128 bits, the other's in the high
+QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, __m256i alo, __m256i ahi) {
+    const size_t xsz = qg_xsize(k);
+    const size_t qo = qg_qs_off(k);
+    const __m256i m4 = _mm256_set1_epi8(0x0F);
+    const __m256i ones = _mm256_set1_epi16(1);
+    const __m128i wa = _mm_loadu_si128((const __m128i *)(const void *) (a + qo));
+    const __m256i w = _mm256_set_m128i(two ? _mm_loadu_si128((const __m128i *)(const void *) (a + xsz + qo)) :
+                                             _mm_setzero_si128(), wa);
+    __m256i lo = _mm256_and_si256(w, m4);
+    __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
+    if (k == QG_IQ4_NL) {
+        // signed levels: |v| times a with v's sign; a lane reaches 2*127*127, so the halves are
+        // widened to int32 before they are added
+        const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
+        const __m256i iq4 = _mm256_set_m128i(v128, v128);
+        const __m256i vl = _mm256_shuffle_epi8(iq4, lo), vh = _mm256_shuffle_epi8(iq4, hi);
+        const __m256i pl = _mm256_maddubs_epi16(_mm256_abs_epi8(vl), _mm256_sign_epi8(alo, vl));
+        const __m256i ph = _mm256_maddubs_epi16(_mm256_abs_epi8(vh), _mm256_sign_epi8(ahi, vh));
+        return _mm256_add_epi32(_mm256_madd_epi16(pl, ones), _mm256_madd_epi16(ph, ones));
+    }
+    if (k == QG_Q5_0 || k == QG_Q5_1) {
+        __m256i bl, bh;
+        qn_high_bits(k, a, xsz, two, &bl, &bh);
+        lo = _mm256_or_si256(lo, bl);
+        hi = _mm256_or_si256(hi, bh);
+    }
+    // a maddubs lane reaches 2*31*127 (5-bit): the int16 sum of the halves fits
+    return _mm256_madd_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(lo, alo), _mm256_maddubs_epi16(hi, ahi)), ones);
+}
+
+// the 8 exact integer block sums of a group of a nibble type (of which the first nv blocks exist)
+QG_INLINE __m256i qn_sums(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g) {
+    const size_t xsz = qg_xsize(k);
+    __m256i q[4];
+    for (int j = 0; j < 4; j++) {
+        q[j] = 2*j < nv ? qn_pair(k, xg + (size_t) (2*j)*xsz, 2*j + 1 < nv, act->lo[4*g + j], act->hi[4*g + j]) :
+                          _mm256_setzero_si256();
+    }
+    return qn_reduce(q[0], q[1], q[2], q[3]);
+}
+
+// one group of a nibble type's row data at xg (nv blocks of it exist) into acc
+QG_INLINE __m256 qn_group(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g, __m256 acc) {
+    const size_t xsz = qg_xsize(k);
+    const __m256 dd = _mm256_mul_ps(qn_words(xg, xsz, nv, 0), act->d[g]);
+    __m256i is = qn_sums(k, xg, nv, act, g);
+    if (qg_offset(k) != 0) {
+        is = _mm256_sub_epi32(is, act->o[g]);
+    }
+    acc = _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
+    if (qg_has_min(k)) {
+        acc = _mm256_fmadd_ps(qn_words(xg, xsz, nv, 2), act->s[g], acc);
+    }
+    return acc;
+}
+
+// a whole group of 4 rows (xg[t]) into acc[t], two rows at a time and stage by stage over the
+// two (their dependency chains side by side in the instruction stream, so that the out-of-order
+// window holds both), each activation register loaded once for the two rows
+QG_INLINE void qn_group4(enum qg_kind k, const char * const xg[QG_STREAMS], const struct qg_act * act, int g,
+        __m256 acc[QG_STREAMS]) {
+    const size_t xsz = qg_xsize(k);
+    for (int t = 0; t < QG_STREAMS; t += 2) {
+        const char * x0 = xg[t], * x1 = xg[t + 1];
+        __m256i a0, a1, c0, c1;
+        {
+            const __m256i alo = act->lo[4*g], ahi = act->hi[4*g];
+            const __m256i p0 = qn_pair(k, x0, true, alo, ahi), p1 = qn_pair(k, x1, true, alo, ahi);
+            const __m256i blo = act->lo[4*g + 1], bhi = act->hi[4*g + 1];
+            a0 = qn_fold32(p0, qn_pair(k, x0 + 2*xsz, true, blo, bhi));
+            a1 = qn_fold32(p1, qn_pair(k, x1 + 2*xsz, true, blo, bhi));
+        }
+        {
+            const __m256i alo = act->lo[4*g + 2], ahi = act->hi[4*g + 2];
+            const __m256i p0 = qn_pair(k, x0 + 4*xsz, true, alo, ahi), p1 = qn_pair(k, x1 + 4*xsz, true, alo, ahi);
+            const __m256i blo = act->lo[4*g + 3], bhi = act->hi[4*g + 3];
+            c0 = qn_fold32(p0, qn_pair(k, x0 + 6*xsz, true, blo, bhi));
+            c1 = qn_fold32(p1, qn_pair(k, x1 + 6*xsz, true, blo, bhi));
+        }
+        __m256i is0 = qn_fold64(a0, c0), is1 = qn_fold64(a1, c1);
+        if (qg_offset(k) != 0) {
+            is0 = _mm256_sub_epi32(is0, act->o[g]);
+            is1 = _mm256_sub_epi32(is1, act->o[g]);
+        }
+        const __m256 ad = act->d[g];
+        acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(qn_words(x0, xsz, QG_GROUP, 0), ad), _mm256_cvtepi32_ps(is0), acc[t]);
+        acc[t + 1] = _mm256_fmadd_ps(_mm256_mul_ps(qn_words(x1, xsz, QG_GROUP, 0), ad), _mm256_cvtepi32_ps(is1),
+                                     acc[t + 1]);
+        if (qg_has_min(k)) {
+            acc[t] = _mm256_fmadd_ps(qn_words(x0, xsz, QG_GROUP, 2), act->s[g], acc[t]);
+            acc[t + 1] = _mm256_fmadd_ps(qn_words(x1, xsz, QG_GROUP, 2), act->s[g], acc[t + 1]);
+        }
+    }
+}
+
 // one group of row data at xg (nv blocks of it exist) into acc
 QG_INLINE __m256 qg_group(enum qg_kind k, const char * xg, int nv, const char * yg, const struct qg_act * act, int g,
         __m256 acc) {
+    if (qn_kind(k)) {
+        return qn_group(k, xg, nv, act, g, acc);
+    }
     __m256 dw, mw;
     qg_scales(k, xg, nv, &dw, &mw);
     const __m256 dd = _mm256_mul_ps(dw, act->d[g]);
@@ -327,7 +506,14 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
                 xr[t] = x + (size_t) (i + t*q)*bx + (size_t) g0*QG_GROUP*xsz;
                 acc[t] = _mm256_setzero_ps();
             }
-            for (int g = 0; g < gfull; g++) {
+            for (int g = 0; g < gfull && qn_kind(k); g++) {
+                const char * xg[QG_STREAMS];
+                for (int t = 0; t < QG_STREAMS; t++) {
+                    xg[t] = xr[t] + (size_t) g*QG_GROUP*xsz;
+                }
+                qn_group4(k, xg, &act, g, acc);
+            }
+            for (int g = 0; g < gfull && !qn_kind(k); g++) {
                 for (int t = 0; t < QG_STREAMS; t++) {
                     const char * xg = xr[t] + (size_t) g*QG_GROUP*xsz;
                     acc[t] = qg_group(k, xg, QG_GROUP, ys + (size_t) g*QG_GROUP*ysz, &act, g, acc[t]);
