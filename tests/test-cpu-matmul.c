@@ -272,6 +272,46 @@ static void test_mul_mat_shapes(void) {
     }
 }
 
+// The blocked GEMM gives the same bits on 1, 2 and 3 threads (the split only chooses which thread
+// computes a block; every element sums its k blocks in the same order): shapes across the packed
+// blocks of A (512 columns), of B (240 rows) and of k (256), none a multiple of a tile. (The
+// error of these shapes' blocking is bounded by test-cpu-mm-kernels.)
+static void test_gemm_threads(void) {
+    static const int64_t shapes[][3] = { { 600, 530, 253 } }; // K, N, M
+    for (size_t s = 0; s < sizeof(shapes)/sizeof(shapes[0]); s++) {
+        for (int t = 0; t < 2; t++) {
+            const int64_t K = shapes[s][0], N = shapes[s][1], M = shapes[s][2];
+            struct ggml_context * ctx = new_ctx(64);
+            float * first = malloc((size_t)(N*M)*sizeof(float));
+            if (!TEST_CHECK(ctx != NULL && first != NULL)) {
+                ggml_free(ctx);
+                free(first);
+                return;
+            }
+            struct ggml_tensor * a = make_a(ctx, k_types[t], K, N, 1, 1, 0);
+            struct ggml_tensor * b = make_b(ctx, GGML_TYPE_F32, K, M, 1, 1, 0);
+            struct ggml_tensor * d = ggml_mul_mat(ctx, a, b);
+            struct ggml_cgraph * gf = ggml_new_graph(ctx);
+            ggml_build_forward_expand(gf, d);
+            for (int nth = 1; nth <= 3; nth++) {
+                const enum ggml_status st = ggml_graph_compute_with_ctx(ctx, gf, nth);
+                if (!TEST_CHECK_MSG(st == GGML_STATUS_SUCCESS, "[%s] gemm threads: status %d", g_level, (int) st)) {
+                    break;
+                }
+                if (nth == 1) {
+                    memcpy(first, d->data, (size_t)(N*M)*sizeof(float));
+                    continue;
+                }
+                TEST_CHECK_MSG(memcmp(first, d->data, (size_t)(N*M)*sizeof(float)) == 0,
+                               "[%s] gemm %s K=%lld N=%lld M=%lld: %d threads differ from 1 thread", g_level,
+                               ggml_type_name(k_types[t]), (long long) K, (long long) N, (long long) M, nth);
+            }
+            free(first);
+            ggml_free(ctx);
+        }
+    }
+}
+
 static void test_mul_mat_gemv(void) {
     // the matrix-vector path: M = 1..4 (and 5, just past it), K with and without vector tails
     static const int64_t shapes[][3] = {
@@ -437,6 +477,7 @@ static void test_empty_k(void) {
 
 static void run_all(void) {
     test_mul_mat_shapes();
+    test_gemm_threads();
     test_mul_mat_gemv();
     test_mul_mat_cols();
     test_mul_mat_cols_f16();

@@ -146,6 +146,8 @@ int main(void) {
                     }
                 }
             }
+            // rows across a packed block of B (GGML_MM_MC) with a partial micro-panel in the second
+            check_gemm(mk, lv, types[ti], ti == 1, GGML_MM_MC + mk->mr + 1, 2*mk->nr + 3, GGML_MM_KC + 45, scratch);
             for (int nb = 1; nb <= GGML_MM_GEMV_M; nb++) {
                 check_gemv(mk, lv, types[ti], 1, 5, nb);
                 check_gemv(mk, lv, types[ti], 19, 67, nb);

@@ -119,20 +119,13 @@ void ggml_mm_pack_b(const struct ggml_mm_src * b, int64_t m0, int64_t mr, int64_
 // the driver
 //
 
-// asks for the next B micro-panel's source rows (into L2) while the current one is computed:
-// rows of B are far apart, so each one would otherwise start with a full memory latency
-static void mm_prefetch_rows(const struct ggml_mm_src * b, int64_t m0, int64_t mr, int64_t k0, int64_t kc) {
-    const int64_t es = (int64_t) ggml_mm_type_size(b->type);
-    if (b->s_k != es) {
-        return;
-    }
-    for (int64_t i = 0; i < mr; i++) {
-        const char * p = b->data + (m0 + i)*b->s_r + k0*es;
-        for (int64_t off = 0; off < kc*es; off += 64) {
-            __builtin_prefetch(p + off, 0, 2);
-        }
-    }
-}
+// Loop order (BLIS's, with the roles of the operands named as in matmul-impl.h): for each k block,
+// the A block (up to MM_NC columns, L3) is packed once; for each block of up to MM_MC rows of B,
+// those rows are packed as micro-panels (L2); then for each A panel (NR columns x kc, read once
+// from L3 and kept in L1) every B micro-panel of the block streams from L2 through the kernel. Per
+// k step the kernel then reads MR floats from L2 and the 2 vectors of A from L1, instead of the
+// other way round (the A block swept from L2 for every B micro-panel, where 512 x 256 floats did
+// not even fit).
 
 void ggml_mm_gemm_block(const struct ggml_mm_kernels * kr, const struct ggml_mm_src * a, const struct ggml_mm_src * b,
                         int64_t m0, int64_t mm, int64_t n0, int64_t nn, int64_t K,
@@ -141,7 +134,8 @@ void ggml_mm_gemm_block(const struct ggml_mm_kernels * kr, const struct ggml_mm_
     const int NR = kr->nr;
     float * apack = scratch;
     float * bpack = apack + (size_t) GGML_MM_NC*GGML_MM_KC;
-    float * tile  = bpack + (size_t) GGML_MM_MR_MAX*GGML_MM_KC;
+    float * tile  = bpack + (size_t) GGML_MM_MC*GGML_MM_KC;
+    const int64_t mcb = GGML_MM_MC/MR*MR; // rows of B per packed block, whole micro-panels
 
     if (K <= 0) {
         for (int64_t i = 0; i < mm; i++) {
@@ -154,31 +148,34 @@ void ggml_mm_gemm_block(const struct ggml_mm_kernels * kr, const struct ggml_mm_
         const int64_t kc  = MIN((int64_t) GGML_MM_KC, K - k0);
         const bool    acc = k0 > 0;
         kr->pack_a(a, n0, nn, k0, kc, apack);
-        for (int64_t i = 0; i < mm; i += MR) {
-            const int64_t mr = MIN((int64_t) MR, mm - i);
-            ggml_mm_pack_b(b, m0 + i, mr, k0, kc, MR, bpack);
-            if (i + MR < mm) {
-                mm_prefetch_rows(b, m0 + i + MR, MIN((int64_t) MR, mm - i - MR), k0, kc);
+        for (int64_t i0 = 0; i0 < mm; i0 += mcb) {
+            const int64_t mc = MIN(mcb, mm - i0);
+            for (int64_t i = 0; i < mc; i += MR) {
+                ggml_mm_pack_b(b, m0 + i0 + i, MIN((int64_t) MR, mc - i), k0, kc, MR, bpack + (i/MR)*MR*GGML_MM_KC);
             }
             for (int64_t j = 0; j < nn; j += NR) {
                 const int64_t nr = MIN((int64_t) NR, nn - j);
                 const float * ap = apack + (j/NR)*kc*NR;
-                float *       cp = c + i*ldc + j;
-                if (mr == MR && nr == NR) {
-                    kr->kernel(kc, bpack, ap, cp, ldc, acc);
-                    continue;
-                }
-                // edge tile: compute the full tile aside, keep the valid part
-                kr->kernel(kc, bpack, ap, tile, NR, false);
-                for (int64_t ii = 0; ii < mr; ii++) {
-                    float *       crow = cp + ii*ldc;
-                    const float * trow = tile + ii*NR;
-                    if (acc) {
-                        for (int64_t jj = 0; jj < nr; jj++) {
-                            crow[jj] += trow[jj];
+                for (int64_t i = 0; i < mc; i += MR) {
+                    const int64_t mr = MIN((int64_t) MR, mc - i);
+                    const float * bp = bpack + (i/MR)*MR*GGML_MM_KC;
+                    float *       cp = c + (i0 + i)*ldc + j;
+                    if (mr == MR && nr == NR) {
+                        kr->kernel(kc, bp, ap, cp, ldc, acc);
+                        continue;
+                    }
+                    // edge tile: compute the full tile aside, keep the valid part
+                    kr->kernel(kc, bp, ap, tile, NR, false);
+                    for (int64_t ii = 0; ii < mr; ii++) {
+                        float *       crow = cp + ii*ldc;
+                        const float * trow = tile + ii*NR;
+                        if (acc) {
+                            for (int64_t jj = 0; jj < nr; jj++) {
+                                crow[jj] += trow[jj];
+                            }
+                        } else {
+                            memcpy(crow, trow, (size_t) nr*sizeof(float));
                         }
-                    } else {
-                        memcpy(crow, trow, (size_t) nr*sizeof(float));
                     }
                 }
             }

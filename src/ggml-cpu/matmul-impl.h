@@ -12,10 +12,10 @@
 //
 // Packing (per thread, in the work buffer):
 //   * A block: up to MM_NC columns x MM_KC k, as panels of NR columns laid out [k][NR] (zero-padded
-//     past the last column); F16/BF16 converted to F32 here. It stays in L2 while all of the
-//     block's rows of C are computed.
-//   * B micro-panel: MR rows laid out [MR][MM_KC] (row i at i*MM_KC, zero rows past the end), kept
-//     in L1 while it is multiplied with every A panel of the block.
+//     past the last column); F16/BF16 converted to F32 here. The block sits in L3; each panel is
+//     brought to L1 once per B block and stays there while every B micro-panel of it passes.
+//   * B block: up to MM_MC rows as micro-panels of MR rows laid out [MR][MM_KC] (row i at
+//     i*MM_KC, zero rows past the end), kept in L2 and streamed through L1 by the micro-kernel.
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-isa.h"
@@ -32,6 +32,8 @@ extern "C" {
 #define GGML_MM_KC      256
 // most columns of A in one packed block (a multiple of every kernel's NR)
 #define GGML_MM_NC      512
+// most rows of B in one packed block (kept in L2; a multiple of every kernel's MR)
+#define GGML_MM_MC      240
 // largest register tile of any kernel set
 #define GGML_MM_MR_MAX  16
 #define GGML_MM_NR_MAX  64
@@ -68,7 +70,7 @@ struct ggml_mm_kernels {
 // (cpu-kernels.h; sources under arch/).
 
 // Floats of per-thread scratch that ggml_mm_gemm_block needs.
-#define GGML_MM_GEMM_SCRATCH ((size_t) GGML_MM_NC*GGML_MM_KC + (size_t) GGML_MM_MR_MAX*GGML_MM_KC + \
+#define GGML_MM_GEMM_SCRATCH ((size_t) GGML_MM_NC*GGML_MM_KC + (size_t) GGML_MM_MC*GGML_MM_KC + \
                               (size_t) GGML_MM_MR_MAX*GGML_MM_NR_MAX + 64)
 
 // C (mm x nn at c, row stride ldc) = B rows m0..m0+mm times A columns n0..n0+nn, over k in [0, K).

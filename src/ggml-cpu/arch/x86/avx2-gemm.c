@@ -39,11 +39,18 @@ GGML_TARGET_AVX2 static void mm_kernel_avx2(int64_t kc, const float * restrict b
         }
     }
     if (acc) {
+        // every load of C before the first store: C's rows are often a multiple of 4 KiB apart,
+        // and a load behind a store to the same address bits 0..11 would wait for it
 #pragma GCC unroll 8
         for (int i = 0; i < MM_Y_MR; i++) {
-            float * crow = c + i*ldc;
-            _mm256_storeu_ps(crow,     _mm256_add_ps(_mm256_loadu_ps(crow),     r0[i]));
-            _mm256_storeu_ps(crow + 8, _mm256_add_ps(_mm256_loadu_ps(crow + 8), r1[i]));
+            r0[i] = _mm256_add_ps(_mm256_loadu_ps(c + i*ldc),     r0[i]);
+            r1[i] = _mm256_add_ps(_mm256_loadu_ps(c + i*ldc + 8), r1[i]);
+        }
+        __asm__ volatile("" ::: "memory");
+#pragma GCC unroll 8
+        for (int i = 0; i < MM_Y_MR; i++) {
+            _mm256_storeu_ps(c + i*ldc,     r0[i]);
+            _mm256_storeu_ps(c + i*ldc + 8, r1[i]);
         }
     } else {
 #pragma GCC unroll 8

@@ -41,11 +41,17 @@ GGML_TARGET_AVX512 static void mm_kernel_avx512(int64_t kc, const float * restri
         }
     }
     if (acc) {
+        // every load of C before the first store (rows a multiple of 4 KiB apart: see avx2-gemm.c)
 #pragma GCC unroll 16
         for (int i = 0; i < MM_Z_MR; i++) {
-            float * crow = c + i*ldc;
-            _mm512_storeu_ps(crow,      _mm512_add_ps(_mm512_loadu_ps(crow),      r0[i]));
-            _mm512_storeu_ps(crow + 16, _mm512_add_ps(_mm512_loadu_ps(crow + 16), r1[i]));
+            r0[i] = _mm512_add_ps(_mm512_loadu_ps(c + i*ldc),      r0[i]);
+            r1[i] = _mm512_add_ps(_mm512_loadu_ps(c + i*ldc + 16), r1[i]);
+        }
+        __asm__ volatile("" ::: "memory");
+#pragma GCC unroll 16
+        for (int i = 0; i < MM_Z_MR; i++) {
+            _mm512_storeu_ps(c + i*ldc,      r0[i]);
+            _mm512_storeu_ps(c + i*ldc + 16, r1[i]);
         }
     } else {
 #pragma GCC unroll 16
