@@ -7,8 +7,10 @@
 // workers spin for a while (bounded by the pool's poll level) with a pause instruction, then
 // sleep on a condition variable; kickoff broadcasts it. The barrier is two atomics on separate
 // cache lines (arrivals and a generation number): the last thread to arrive resets the arrivals
-// and bumps the generation, the others spin on the generation (yielding after a while so that
-// more threads than cores still make progress).
+// and bumps the generation, the others spin on the generation with a pause instruction for a
+// bounded time (about 50 us), then sleep on it (a futex on Linux, sched_yield elsewhere), so that
+// on a loaded machine a waiting thread gives its core to the thread it waits for instead of
+// burning its time slice; the last arrival wakes the sleepers (a syscall only when there are).
 
 #ifndef _GNU_SOURCE
 #    define _GNU_SOURCE
@@ -22,6 +24,13 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+
+#if defined(__linux__)
+#    include <linux/futex.h>
+#    include <sys/syscall.h>
+#    include <unistd.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #    include <immintrin.h>
@@ -35,8 +44,11 @@
 #define GGML_CPU_KICK_BITS   16
 #define GGML_CPU_KICK_NMASK  ((1u << GGML_CPU_KICK_BITS) - 1)
 
-// spins in the barrier before yielding the CPU
-#define GGML_CPU_BARRIER_SPINS 4096
+// the barrier spins this long before it sleeps (a node's imbalance on a quiet machine is shorter;
+// a descheduled thread is away for milliseconds)
+#define GGML_CPU_BARRIER_SPIN_NS 50000
+// pauses between two clock reads while spinning
+#define GGML_CPU_BARRIER_SPIN_CHECK 64
 // idle spins per poll level before a worker sleeps
 #define GGML_CPU_POLL_SPINS    1024
 
@@ -52,7 +64,8 @@ struct ggml_cpu_worker {
 struct ggml_threadpool {
     // barrier and chunk counter, each on its own cache line
     alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier;
-    alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier_passed;
+    alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier_passed; // the generation (the futex word)
+    atomic_int n_barrier_sleepers; // threads asleep on n_barrier_passed (same line: the waker reads it)
     alignas(GGML_CPU_CACHE_LINE) atomic_int current_chunk;
     alignas(GGML_CPU_CACHE_LINE) atomic_uint n_graph; // kickoff counter << 16 | threads used
     atomic_int  n_threads_cur;   // threads of the current kickoff (for the barrier)
@@ -116,6 +129,31 @@ bool ggml_threadpool_params_match(const struct ggml_threadpool_params * p0, cons
 // barrier and chunks
 //
 
+static int64_t barrier_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec*1000000000 + ts.tv_nsec;
+}
+
+// Sleeps while the generation is still `gen` (returns at once when it moved; may return early).
+static void barrier_sleep(atomic_int * word, int gen) {
+#if defined(__linux__)
+    syscall(SYS_futex, (int *) word, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+#else
+    (void) word;
+    (void) gen;
+    sched_yield();
+#endif
+}
+
+static void barrier_wake(atomic_int * word) {
+#if defined(__linux__)
+    syscall(SYS_futex, (int *) word, FUTEX_WAKE_PRIVATE, GGML_MAX_N_THREADS, NULL, NULL, 0);
+#else
+    (void) word;
+#endif
+}
+
 void ggml_cpu_barrier(struct ggml_threadpool * tp) {
     const int n = atomic_load_explicit(&tp->n_threads_cur, memory_order_relaxed);
     if (n <= 1) {
@@ -128,15 +166,30 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp) {
         // last to arrive: reset for the next use, then release the others
         atomic_store_explicit(&tp->n_barrier, 0, memory_order_relaxed);
         atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&tp->n_barrier_passed, 1, memory_order_release);
+        // sequentially consistent with the sleepers' count below: either this load sees a
+        // sleeper, or that sleeper's futex call sees the new generation and does not sleep
+        atomic_fetch_add_explicit(&tp->n_barrier_passed, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&tp->n_barrier_sleepers, memory_order_seq_cst) > 0) {
+            barrier_wake(&tp->n_barrier_passed);
+        }
         return;
     }
-    int spins = 0;
-    while (atomic_load_explicit(&tp->n_barrier_passed, memory_order_acquire) == gen) {
-        if (++spins < GGML_CPU_BARRIER_SPINS) {
+    int64_t t_end = 0;
+    for (int spins = 1; atomic_load_explicit(&tp->n_barrier_passed, memory_order_acquire) == gen; spins++) {
+        if (spins % GGML_CPU_BARRIER_SPIN_CHECK != 0) {
             GGML_CPU_PAUSE();
-        } else {
-            sched_yield();
+            continue;
+        }
+        const int64_t now = barrier_now_ns();
+        if (t_end == 0) {
+            t_end = now + GGML_CPU_BARRIER_SPIN_NS;
+        } else if (now >= t_end) {
+            atomic_fetch_add_explicit(&tp->n_barrier_sleepers, 1, memory_order_seq_cst);
+            while (atomic_load_explicit(&tp->n_barrier_passed, memory_order_seq_cst) == gen) {
+                barrier_sleep(&tp->n_barrier_passed, gen);
+            }
+            atomic_fetch_sub_explicit(&tp->n_barrier_sleepers, 1, memory_order_relaxed);
+            break;
         }
     }
 }
@@ -295,6 +348,7 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
 
     atomic_init(&tp->n_barrier, 0);
     atomic_init(&tp->n_barrier_passed, 0);
+    atomic_init(&tp->n_barrier_sleepers, 0);
     atomic_init(&tp->current_chunk, 0);
     atomic_init(&tp->n_graph, 0);
     atomic_init(&tp->n_threads_cur, 1);
