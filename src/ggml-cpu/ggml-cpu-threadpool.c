@@ -52,6 +52,16 @@
 // idle spins per poll level before a worker sleeps
 #define GGML_CPU_POLL_SPINS    1024
 
+struct chunk_slot {
+    alignas(GGML_CPU_CACHE_LINE) atomic_int next;
+};
+
+// This thread's chunk slot and how many slots (from 0) were used since the last barrier, set by
+// the graph walker before every node (all threads set the same values, so whichever thread
+// arrives last at a barrier resets the right ones). The defaults serve every other job: slot 0.
+static _Thread_local int tl_chunk_slot  = 0;
+static _Thread_local int tl_chunk_dirty = 1;
+
 typedef void (*ggml_cpu_job_fn)(struct ggml_threadpool * tp, int ith, void * job);
 
 struct ggml_cpu_worker {
@@ -66,7 +76,10 @@ struct ggml_threadpool {
     alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier;
     alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier_passed; // the generation (the futex word)
     atomic_int n_barrier_sleepers; // threads asleep on n_barrier_passed (same line: the waker reads it)
-    alignas(GGML_CPU_CACHE_LINE) atomic_int current_chunk;
+    // chunk counters: slot k is used by the k-th multi-thread node since the last barrier (the
+    // graph walker leaves barriers out between independent nodes), the last slot by the nodes
+    // thread 0 runs alone
+    struct chunk_slot chunk[GGML_CPU_CHUNK_SLOTS];
     alignas(GGML_CPU_CACHE_LINE) atomic_uint n_graph; // kickoff counter << 16 | threads used
     atomic_int  n_threads_cur;   // threads of the current kickoff (for the barrier)
     atomic_bool stop;            // workers exit
@@ -129,6 +142,12 @@ bool ggml_threadpool_params_match(const struct ggml_threadpool_params * p0, cons
 // barrier and chunks
 //
 
+static void chunk_reset_dirty(struct ggml_threadpool * tp) {
+    for (int k = 0; k < tl_chunk_dirty; k++) {
+        atomic_store_explicit(&tp->chunk[k].next, 0, memory_order_relaxed);
+    }
+}
+
 static int64_t barrier_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -157,7 +176,7 @@ static void barrier_wake(atomic_int * word) {
 void ggml_cpu_barrier(struct ggml_threadpool * tp) {
     const int n = atomic_load_explicit(&tp->n_threads_cur, memory_order_relaxed);
     if (n <= 1) {
-        atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+        chunk_reset_dirty(tp);
         return;
     }
     // read the generation before arriving: it cannot change until everyone has arrived
@@ -165,7 +184,7 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp) {
     if (atomic_fetch_add_explicit(&tp->n_barrier, 1, memory_order_acq_rel) == n - 1) {
         // last to arrive: reset for the next use, then release the others
         atomic_store_explicit(&tp->n_barrier, 0, memory_order_relaxed);
-        atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+        chunk_reset_dirty(tp);
         // sequentially consistent with the sleepers' count below: either this load sees a
         // sleeper, or that sleeper's futex call sees the new generation and does not sleep
         atomic_fetch_add_explicit(&tp->n_barrier_passed, 1, memory_order_seq_cst);
@@ -195,13 +214,18 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp) {
 }
 
 void ggml_cpu_chunk_reset(struct ggml_threadpool * tp) {
-    atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+    atomic_store_explicit(&tp->chunk[tl_chunk_slot].next, 0, memory_order_relaxed);
+}
+
+void ggml_cpu_chunk_select(int slot, int n_dirty) {
+    tl_chunk_slot  = slot;
+    tl_chunk_dirty = n_dirty < 1 ? 1 : n_dirty;
 }
 
 int ggml_cpu_chunk_next(struct ggml_threadpool * tp) {
     // acquire-release: a caller sees what every earlier caller wrote before its call (the same
     // locked instruction as relaxed on x86)
-    return atomic_fetch_add_explicit(&tp->current_chunk, 1, memory_order_acq_rel);
+    return atomic_fetch_add_explicit(&tp->chunk[tl_chunk_slot].next, 1, memory_order_acq_rel);
 }
 
 //
@@ -349,7 +373,9 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
     atomic_init(&tp->n_barrier, 0);
     atomic_init(&tp->n_barrier_passed, 0);
     atomic_init(&tp->n_barrier_sleepers, 0);
-    atomic_init(&tp->current_chunk, 0);
+    for (int k = 0; k < GGML_CPU_CHUNK_SLOTS; k++) {
+        atomic_init(&tp->chunk[k].next, 0);
+    }
     atomic_init(&tp->n_graph, 0);
     atomic_init(&tp->n_threads_cur, 1);
     atomic_init(&tp->stop, false);
@@ -496,7 +522,9 @@ int ggml_cpu_threadpool_execute(struct ggml_threadpool * tp, int n_threads, void
     const int n = n_threads < tp->n_threads_max ? n_threads : tp->n_threads_max;
 
     atomic_store_explicit(&tp->n_threads_cur, n, memory_order_relaxed);
-    atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+    for (int k = 0; k < GGML_CPU_CHUNK_SLOTS; k++) {
+        atomic_store_explicit(&tp->chunk[k].next, 0, memory_order_relaxed);
+    }
 
     if (n > 1) {
         pthread_mutex_lock(&tp->mutex);
