@@ -223,7 +223,8 @@ bool ggml_cpu_sched_build(struct ggml_cpu_sched * s, const struct ggml_cgraph * 
         s->max_nth = e->nth > s->max_nth ? e->nth : s->max_nth;
         const bool solo = e->nth == 1;
         const bool pure = sched_op_pure(node->op) && (fused == NULL || sched_op_pure(fused->op));
-        const int  nr   = sched_tensor_ranges(node, fused, mine, solo);
+        // (one thread: every node is thread 0's, no range is ever compared)
+        const int  nr   = elide && n_threads > 1 ? sched_tensor_ranges(node, fused, mine, solo) : 0;
 
         // join the open run, or end it with a barrier after the previous entry
         bool join = false;
