@@ -59,7 +59,7 @@ static bool rgraph_build(struct rgraph * g, ggml_backend_t cpu, int rows) {
     float buf[D * D];
     for (int k = 0; k < N_W; k++) {
         for (int i = 0; i < D * D; i++) {
-            buf[i] = (float) test_rand_uniform(-0.3, 0.3);
+            buf[i] = (float) test_rand_uniform(-0.15, 0.15); // a product's gain stays below 1
         }
         if (w[k]->type == GGML_TYPE_F32) {
             ggml_backend_tensor_set(w[k], buf, 0, sizeof(buf));
@@ -83,10 +83,11 @@ static bool rgraph_build(struct rgraph * g, ggml_backend_t cpu, int rows) {
         struct ggml_tensor * r;
         switch (test_rand_int(0, 6)) {
             case 0: case 1: r = ggml_mul_mat(ctx, w[test_rand_int(0, N_W - 1)], a); break;
-            case 2: r = ggml_add(ctx, a, b); break;
+            // every op keeps the values bounded (products and SwiGLU take one normed factor)
+            case 2: r = ggml_scale(ctx, ggml_add(ctx, a, b), 0.5f); break;
             case 3: r = ggml_mul(ctx, ggml_rms_norm(ctx, a, 1e-5f), nw); break;
-            case 4: r = ggml_scale(ctx, ggml_mul(ctx, a, b), 0.5f); break;
-            case 5: r = ggml_swiglu_split(ctx, a, b); break;
+            case 4: r = ggml_scale(ctx, ggml_mul(ctx, ggml_rms_norm(ctx, a, 1e-5f), b), 0.5f); break;
+            case 5: r = ggml_swiglu_split(ctx, ggml_rms_norm(ctx, a, 1e-5f), b); break;
             default: r = ggml_rms_norm(ctx, ggml_add(ctx, a, b), 1e-5f); break;
         }
         avail[n_avail++] = r;
