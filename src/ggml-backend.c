@@ -861,17 +861,19 @@ enum ggml_status ggml_backend_graph_plan_compute(ggml_backend_t backend, ggml_ba
 // What is wrong with one tensor of a graph, found under the live-buffer lock and logged after it
 enum graph_tensor_fault { GRAPH_TENSOR_OK, GRAPH_TENSOR_NULL, GRAPH_TENSOR_UNALLOCATED, GRAPH_TENSOR_FREED };
 
-// `last_live` caches the last buffer found live: neighbouring tensors mostly share one.
-static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, bool need_data, ggml_backend_buffer_t * last_live) {
+// `last_live` caches the last two buffers found live: a node's tensors mostly sit in one or two
+// (the weights' and the compute buffer).
+static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, bool need_data, ggml_backend_buffer_t last_live[2]) {
     if (need_data && t->data == NULL && ggml_nbytes(t) != 0) {
         return GRAPH_TENSOR_UNALLOCATED;
     }
     ggml_backend_buffer_t buf = ggml_tensor_data_buffer(t);
-    if (buf != NULL && buf != *last_live) {
+    if (buf != NULL && buf != last_live[0] && buf != last_live[1]) {
         if (!ggml_backend_buffer_live_has_locked(buf)) {
             return GRAPH_TENSOR_FREED;
         }
-        *last_live = buf;
+        last_live[1] = last_live[0];
+        last_live[0] = buf;
     }
     return GRAPH_TENSOR_OK;
 }
@@ -883,7 +885,7 @@ static enum graph_tensor_fault graph_tensor_check(const struct ggml_tensor * t, 
 bool ggml_backend_graph_tensors_ready(const struct ggml_cgraph * cgraph, bool need_data, const char * func) {
     enum graph_tensor_fault fault = GRAPH_TENSOR_OK;
     int bad_node = -1, bad_src = -1;
-    ggml_backend_buffer_t last_live = NULL;
+    ggml_backend_buffer_t last_live[2] = { NULL, NULL };
     ggml_backend_buffer_live_lock();
     for (int i = 0; i < cgraph->n_nodes && fault == GRAPH_TENSOR_OK; i++) {
         const struct ggml_tensor * node = cgraph->nodes[i];
@@ -892,11 +894,11 @@ bool ggml_backend_graph_tensors_ready(const struct ggml_cgraph * cgraph, bool ne
             fault = GRAPH_TENSOR_NULL;
             break;
         }
-        fault = graph_tensor_check(node, need_data, &last_live);
+        fault = graph_tensor_check(node, need_data, last_live);
         for (int j = 0; j < GGML_MAX_SRC && fault == GRAPH_TENSOR_OK; j++) {
             if (node->src[j] != NULL) {
                 bad_src = j;
-                fault = graph_tensor_check(node->src[j], need_data, &last_live);
+                fault = graph_tensor_check(node->src[j], need_data, last_live);
             }
         }
         if (fault == GRAPH_TENSOR_OK) {

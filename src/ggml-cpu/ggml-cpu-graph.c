@@ -1,13 +1,15 @@
 // Graph planning and computation on the CPU: ggml_graph_plan, ggml_graph_compute,
 // ggml_graph_compute_with_ctx.
 //
-// Every thread walks every node; a node is computed by the first n_tasks threads, then thread 0
-// polls the abort callback and all threads meet at the barrier (except between two nodes that
-// thread 0 runs alone). A failed node or an abort
-// records the node index in `stop_node`; since that is written before the node's barrier and
-// read after it, every thread leaves the loop at the same node.
+// Every thread walks the schedule (ggml-cpu-graph-sched.h); an entry is computed by the first nth
+// threads, then thread 0 polls the abort callback, and all threads meet at the barrier when the
+// schedule keeps one after the entry. A failed node or an abort records the node index in
+// `stop_node`; since that is written before the next barrier and read after it, every thread
+// leaves the loop at the same barrier. Between two barriers the entries are independent, so a
+// stop there is only checked (to skip thread 0's own nodes) and takes effect at the barrier.
 
 #include "ggml-cpu-impl.h"
+#include "ggml-cpu-graph-sched.h"
 #include "ggml-cpu-profile.h"
 #include "cpu-ops-fused.h"
 #include "ggml-backend.h"
@@ -18,14 +20,15 @@
 #include <string.h>
 
 struct graph_job {
-    struct ggml_cgraph      * cgraph;
-    const struct ggml_cplan * cplan;
-    void                    * wdata;
-    size_t                    wsize;
-    int                       n_threads;
-    atomic_int                stop_node; // INT_MAX: keep going
-    atomic_int                status;    // first error (GGML_STATUS_SUCCESS while none)
-    struct ggml_cpu_profile * profile;   // GGML_CPU_PROFILE: thread 0's timings, else NULL
+    struct ggml_cgraph          * cgraph;
+    const struct ggml_cplan     * cplan;
+    const struct ggml_cpu_sched * sched;
+    uint8_t                     * wdata;
+    size_t                        wsize;
+    int                           n_threads;
+    atomic_int                    stop_node; // INT_MAX: keep going
+    atomic_int                    status;    // first error (GGML_STATUS_SUCCESS while none)
+    struct ggml_cpu_profile     * profile;   // GGML_CPU_PROFILE: thread 0's timings, else NULL
 };
 
 static void graph_job_stop(struct graph_job * job, int node_n, enum ggml_status status) {
@@ -37,49 +40,17 @@ static void graph_job_stop(struct graph_job * job, int node_n, enum ggml_status 
     }
 }
 
-// views, nodes the graph does not compute, and results without elements (nothing to write)
-static inline bool graph_node_skipped(const struct ggml_tensor * node) {
-    return ggml_cpu_op_is_noop(node) || (node->flags & GGML_TENSOR_FLAG_COMPUTE) == 0 || ggml_is_empty(node);
-}
-
-
-// Nodes at most this large whose op would split them run on one thread: a rotation of a few
-// hundred elements costs less than waking the second thread (ROPE's own rule splits any two rows).
-#define GRAPH_SOLO_ELEMS 4096
-
-static int graph_n_tasks(const struct ggml_tensor * node, int n_threads) {
-    const int nth = ggml_cpu_op_n_tasks(node, n_threads);
-    if (nth > 1 && node->op == GGML_OP_ROPE && ggml_nelements(node) <= GRAPH_SOLO_ELEMS) {
-        return 1;
-    }
-    return nth;
-}
-
-// the first node at or after i that is computed (n_nodes when none)
-static int graph_next_computed(const struct ggml_cgraph * cgraph, int i) {
-    while (i < cgraph->n_nodes && graph_node_skipped(cgraph->nodes[i])) {
-        i++;
-    }
-    return i;
-}
-
-// Between two nodes that both run on thread 0 alone the barrier is left out: thread 0's program
-// order already orders them, and the other threads touch neither (they wait at the next barrier
-// kept). Thread 0 resets the chunk counter itself there. Every thread takes the same decisions
-// (they depend on the graph only), so all meet at the same barriers; a stop inside such a run is
-// seen by thread 0 at once (it alone computes there), which walks on without computing to the
-// run's barrier, where every thread sees it.
 static void graph_compute_thread(struct ggml_threadpool * tp, int ith, void * data) {
     struct graph_job * job = data;
-    const struct ggml_cplan * cplan  = job->cplan;
-    struct ggml_cgraph      * cgraph = job->cgraph;
-    const int n = job->n_threads;
+    const struct ggml_cplan     * cplan  = job->cplan;
+    const struct ggml_cpu_sched * sched  = job->sched;
+    struct ggml_cgraph          * cgraph = job->cgraph;
 
     struct ggml_compute_params params = {
         .ith        = ith,
-        .nth        = n,
-        .wsize      = job->wsize,
-        .wdata      = job->wdata,
+        .nth        = job->n_threads,
+        .wsize      = 0,
+        .wdata      = NULL,
         .threadpool = tp,
         .use_ref    = cplan->use_ref,
     };
@@ -87,59 +58,53 @@ static void graph_compute_thread(struct ggml_threadpool * tp, int ith, void * da
     // per-node timing by thread 0 (GGML_CPU_PROFILE)
     struct ggml_cpu_profile * prof = ith == 0 ? job->profile : NULL;
 
-    bool stopped = false; // thread 0 only: a stop inside a run without barriers
-    int i   = graph_next_computed(cgraph, 0);
-    int nth = i < cgraph->n_nodes ? graph_n_tasks(cgraph->nodes[i], n) : 0;
-    while (i < cgraph->n_nodes) {
-        struct ggml_tensor * node = cgraph->nodes[i];
-        int next = graph_next_computed(cgraph, i + 1);
-        // RMS_NORM and the MUL by its weight after it: one node (the plain path keeps them apart)
-        struct ggml_tensor * fused = NULL;
-        if (!cplan->use_ref && next < cgraph->n_nodes && ggml_cpu_fused_rms_norm_mul_applies(node, cgraph->nodes[next])) {
-            fused = cgraph->nodes[next];
-            next  = graph_next_computed(cgraph, next + 1);
-        }
+    bool stopped = false; // a stop seen between two barriers: thread 0's own nodes are skipped
+    for (int k = 0; k < sched->n_entries; k++) {
+        const struct ggml_cpu_sched_entry * e = &sched->entries[k];
+        struct ggml_tensor * node = cgraph->nodes[e->node];
+        ggml_cpu_chunk_select(e->slot, e->n_dirty);
         const int64_t t0 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
-        if (ith < nth && !stopped) {
-            params.nth = nth;
-            if (fused != NULL) {
-                ggml_cpu_fused_rms_norm_mul_forward(&params, node, fused);
+        if (ith < e->nth && !(stopped && e->nth == 1)) {
+            params.nth   = e->nth;
+            params.wdata = e->work_size > 0 ? job->wdata + e->work_off : NULL;
+            params.wsize = e->work_size > 0 ? e->work_size : 0;
+            if (e->nth == 1) {
+                ggml_cpu_chunk_reset(tp); // thread 0's slot, used by every node it runs alone
+            }
+            if (e->fused >= 0) {
+                ggml_cpu_fused_rms_norm_mul_forward(&params, node, cgraph->nodes[e->fused]);
             } else {
                 const enum ggml_status st = ggml_cpu_op_forward(&params, node);
                 if (st != GGML_STATUS_SUCCESS) {
-                    graph_job_stop(job, i, st);
+                    graph_job_stop(job, e->node, st);
                 }
             }
         }
-        if (ith == 0 && cplan->abort_callback != NULL && cplan->abort_callback(cplan->abort_callback_data)) {
-            graph_job_stop(job, i, GGML_STATUS_ABORTED);
+        if (ith == 0 && !stopped && cplan->abort_callback != NULL && cplan->abort_callback(cplan->abort_callback_data)) {
+            graph_job_stop(job, e->node, GGML_STATUS_ABORTED);
         }
         const int64_t t1 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
-        const int nth_next = next < cgraph->n_nodes ? graph_n_tasks(cgraph->nodes[next], n) : 0;
-        const bool solo    = n > 1 && nth == 1 && nth_next == 1;
-        if (solo) {
-            if (ith == 0) {
-                ggml_cpu_chunk_reset(tp);
-                stopped = stopped || atomic_load_explicit(&job->stop_node, memory_order_relaxed) <= i;
-            }
-        } else {
+        // the last entry needs none: the pool's barrier after the job follows
+        const bool barrier = e->barrier_after && k + 1 < sched->n_entries;
+        if (barrier) {
             ggml_cpu_barrier(tp);
         }
         if (prof != NULL) {
-            const int k = ggml_cpu_profile_key(node);
+            const int key = ggml_cpu_profile_key(node);
             const int64_t t2 = ggml_cpu_profile_now_ns();
-            prof->node_ns[k] += t1 - t0;
-            prof->wait_ns[k] += t2 - t1;
-            prof->count[k]++;
-            prof->n_barriers += solo ? 0 : 1;
-            prof->n_skipped  += solo ? 1 : 0;
+            prof->node_ns[key] += t1 - t0;
+            prof->wait_ns[key] += t2 - t1;
+            prof->count[key]++;
+            prof->n_barriers += barrier ? 1 : 0;
+            prof->n_skipped  += barrier ? 0 : 1;
         }
-        if (!solo && atomic_load_explicit(&job->stop_node, memory_order_relaxed) <= i) {
+        const bool stop = atomic_load_explicit(&job->stop_node, memory_order_relaxed) <= e->node;
+        if (barrier && stop) {
             break;
         }
-        i   = next;
-        nth = nth_next;
+        stopped = stopped || stop;
     }
+    ggml_cpu_chunk_select(0, 1);
 }
 
 struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threads, struct ggml_threadpool * threadpool) {
@@ -167,73 +132,78 @@ struct ggml_cplan ggml_graph_plan(const struct ggml_cgraph * cgraph, int n_threa
         n_threads = GGML_MAX_N_THREADS;
     }
 
-    size_t work_size = 0;
-    int    max_tasks = 1;
+    int max_tasks = 1;
     for (int i = 0; i < cgraph->n_nodes; i++) {
         const struct ggml_tensor * node = cgraph->nodes[i];
-        if (node == NULL || graph_node_skipped(node) || !ggml_cpu_op_supports(node)) {
+        if (node == NULL || ggml_cpu_sched_node_skipped(node) || !ggml_cpu_op_supports(node)) {
             continue; // unsupported nodes are reported by ggml_graph_compute
         }
         const int nt = ggml_cpu_op_n_tasks(node, n_threads);
         if (nt > max_tasks) {
             max_tasks = nt;
         }
-        const size_t ws = ggml_cpu_op_work_size(node, n_threads);
-        if (ws > work_size) {
-            work_size = ws;
-        }
     }
+    if (max_tasks < n_threads) {
+        n_threads = max_tasks;
+    }
+    // the work parts of the schedule ggml_graph_compute will build (nodes without data yet look
+    // independent, so this is at least what it needs once they have it; it falls back to the
+    // schedule without left-out barriers when the buffer is short)
+    struct ggml_cpu_sched sched;
+    memset(&sched, 0, sizeof(sched));
+    size_t work_size = 0;
+    if (ggml_cpu_sched_build(&sched, cgraph, n_threads, false, true, NULL)) {
+        work_size = sched.work_size;
+    }
+    const size_t plain = ggml_cpu_sched_plain_work_size(cgraph, n_threads);
+    work_size = plain > work_size ? plain : work_size;
+    ggml_cpu_sched_free(&sched);
     if (work_size > 0) {
         // room to keep the threads' slices on separate cache lines and to align the buffer
         work_size += (size_t) GGML_CPU_CACHE_LINE * (size_t) n_threads;
     }
 
     cplan.threadpool = threadpool;
-    cplan.n_threads  = max_tasks < n_threads ? max_tasks : n_threads;
+    cplan.n_threads  = n_threads;
     cplan.work_size  = work_size;
     cplan.work_data  = NULL;
     return cplan;
 }
 
-// Checks every node before anything is computed; returns the work bytes needed with n threads,
-// or SIZE_MAX when a node cannot be computed (logged).
-static size_t graph_check(struct ggml_cgraph * cgraph, int n_threads) {
-    size_t need = 0;
-    for (int i = 0; i < cgraph->n_nodes; i++) {
-        const struct ggml_tensor * node = cgraph->nodes[i];
-        if (node == NULL) {
-            GGML_LOG_ERROR("ggml_graph_compute: node %d is NULL\n", i);
-            return SIZE_MAX;
-        }
-        if (graph_node_skipped(node)) {
-            continue;
-        }
-        if (!ggml_cpu_op_supports(node)) {
-            ggml_cpu_log_unsupported("ggml_graph_compute", i, node);
-            return SIZE_MAX;
-        }
-        if (node->data == NULL && ggml_nbytes(node) > 0) {
-            GGML_LOG_ERROR("ggml_graph_compute: node %d '%s' (%s) has no data (not allocated)\n", i, node->name, ggml_op_desc(node));
-            return SIZE_MAX;
-        }
-        for (int j = -1; j < GGML_MAX_SRC; j++) {
-            const struct ggml_tensor * t = j < 0 ? node : node->src[j];
-            if (t != NULL && !ggml_tensor_in_host_memory(t)) {
-                GGML_LOG_ERROR("ggml_graph_compute: node %d '%s' (%s): tensor '%s' is in buffer %s, which is not host memory\n",
-                        i, node->name, ggml_op_desc(node), t->name,
-                        ggml_backend_buffer_name(ggml_tensor_data_buffer(t)));
-                return SIZE_MAX;
-            }
-        }
-        const size_t ws = ggml_cpu_op_work_size(node, n_threads);
-        if (ws > need) {
-            need = ws;
-        }
+enum ggml_status ggml_cpu_graph_plan_sched(const struct ggml_cgraph * cgraph, int n_threads, struct ggml_threadpool * tp,
+                                           bool use_ref, struct ggml_cpu_sched * sched, struct ggml_cplan * cplan) {
+    memset(cplan, 0, sizeof(*cplan));
+    if (cgraph == NULL || cgraph->overflow) {
+        *cplan = ggml_graph_plan(cgraph, n_threads, tp); // logs why
+        return GGML_STATUS_FAILED;
     }
-    return need;
+    ggml_cpu_init();
+    if (tp != NULL) {
+        n_threads = ggml_threadpool_get_n_threads(tp);
+    } else if (n_threads <= 0) {
+        n_threads = GGML_DEFAULT_N_THREADS;
+    }
+    if (n_threads > GGML_MAX_N_THREADS) {
+        n_threads = GGML_MAX_N_THREADS;
+    }
+    if (!ggml_cpu_sched_build(sched, cgraph, n_threads, use_ref, true, "ggml_graph_compute")) {
+        return sched->oom ? GGML_STATUS_ALLOC_FAILED : GGML_STATUS_FAILED;
+    }
+    // the threads the entries use (a graph of thread-0 nodes wakes no worker); the entries do not
+    // change with fewer threads than that
+    sched->n_threads  = sched->max_nth;
+    cplan->threadpool = tp;
+    cplan->n_threads  = sched->max_nth;
+    cplan->use_ref    = use_ref;
+    cplan->work_size  = sched->work_size > 0 ? sched->work_size + (size_t) GGML_CPU_CACHE_LINE * (size_t) n_threads : 0;
+    return GGML_STATUS_SUCCESS;
 }
 
 enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan) {
+    return ggml_cpu_graph_compute_sched(cgraph, cplan, NULL);
+}
+
+enum ggml_status ggml_cpu_graph_compute_sched(struct ggml_cgraph * cgraph, struct ggml_cplan * cplan, struct ggml_cpu_sched * cache) {
     if (cgraph == NULL || cplan == NULL) {
         GGML_LOG_ERROR("%s: %s is NULL\n", __func__, cgraph == NULL ? "cgraph" : "cplan");
         return GGML_STATUS_FAILED;
@@ -284,18 +254,30 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         }
     }
 
-    enum ggml_status result;
-    const size_t need = graph_check(cgraph, n_threads);
-    if (need == SIZE_MAX) {
+    enum ggml_status result = GGML_STATUS_FAILED;
+    struct ggml_cpu_sched own;
+    memset(&own, 0, sizeof(own));
+    struct ggml_cpu_sched * sched = cache != NULL ? cache : &own;
+    // a schedule planned for this compute (ggml_cpu_graph_plan_sched) is used as it is
+    bool ok = sched->n_threads == n_threads && sched->use_ref == cplan->use_ref && sched->work_size <= wsize;
+    if (!ok) {
+        ok = ggml_cpu_sched_build(sched, cgraph, n_threads, cplan->use_ref, true, "ggml_graph_compute");
+    }
+    if (ok && sched->work_size > wsize) {
+        // a buffer sized for the plain schedule (one node's work at a time)
+        ok = ggml_cpu_sched_build(sched, cgraph, n_threads, cplan->use_ref, false, "ggml_graph_compute");
+    }
+    if (!ok) {
         result = GGML_STATUS_FAILED;
-    } else if (need > wsize) {
+    } else if (sched->work_size > wsize) {
         GGML_LOG_ERROR("%s: the work buffer is too small: %zu bytes usable, %zu needed with %d threads (use the work_size of ggml_graph_plan)\n",
-                __func__, wsize, need, n_threads);
+                __func__, wsize, sched->work_size, n_threads);
         result = GGML_STATUS_FAILED;
     } else {
         struct graph_job job = {
             .cgraph    = cgraph,
             .cplan     = cplan,
+            .sched     = sched,
             .wdata     = wsize > 0 ? wdata : NULL,
             .wsize     = wsize,
             .n_threads = n_threads,
@@ -308,7 +290,9 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
         }
         job.profile = prof;
         const int64_t t0 = prof != NULL ? ggml_cpu_profile_now_ns() : 0;
-        if (ggml_cpu_threadpool_execute(tp, n_threads, graph_compute_thread, &job) == 0) {
+        if (sched->n_entries == 0) {
+            result = GGML_STATUS_SUCCESS;
+        } else if (ggml_cpu_threadpool_execute(tp, n_threads, graph_compute_thread, &job) == 0) {
             result = GGML_STATUS_FAILED;
         } else {
             result = (enum ggml_status) atomic_load(&job.status);
@@ -318,6 +302,8 @@ enum ggml_status ggml_graph_compute(struct ggml_cgraph * cgraph, struct ggml_cpl
             ggml_free_mem(prof);
         }
     }
+    sched->n_threads = 0; // a kept schedule is planned again before its next use
+    ggml_cpu_sched_free(&own);
 
     if (disposable) {
         ggml_threadpool_free(tp);

@@ -81,6 +81,13 @@ int ggml_cpu_chunk_next(struct ggml_threadpool * tp);
 // Sets the chunk counter to 0 (the graph walker, between nodes that thread 0 runs alone).
 void ggml_cpu_chunk_reset(struct ggml_threadpool * tp);
 
+// The graph walker's chunk slots: nodes that run without a barrier between them each count their
+// chunks in their own slot. ggml_cpu_chunk_select(slot, n_dirty) makes this thread's
+// ggml_cpu_chunk_next / ggml_cpu_chunk_reset use `slot`; a barrier resets slots 0 .. n_dirty-1.
+// (ggml_cpu_chunk_select(0, 1) is the state every other job sees.)
+#define GGML_CPU_CHUNK_SLOTS 8
+void ggml_cpu_chunk_select(int slot, int n_dirty);
+
 // [*start, *end) = the ith of nth nearly equal parts of [0, n).
 static inline void ggml_cpu_split_range(int64_t n, int ith, int nth, int64_t * start, int64_t * end) {
     const int64_t per  = n / nth;

@@ -7,8 +7,10 @@
 // workers spin for a while (bounded by the pool's poll level) with a pause instruction, then
 // sleep on a condition variable; kickoff broadcasts it. The barrier is two atomics on separate
 // cache lines (arrivals and a generation number): the last thread to arrive resets the arrivals
-// and bumps the generation, the others spin on the generation (yielding after a while so that
-// more threads than cores still make progress).
+// and bumps the generation, the others spin on the generation with a pause instruction for a
+// bounded time (about 50 us), then sleep on it (a futex on Linux, sched_yield elsewhere), so that
+// on a loaded machine a waiting thread gives its core to the thread it waits for instead of
+// burning its time slice; the last arrival wakes the sleepers (a syscall only when there are).
 
 #ifndef _GNU_SOURCE
 #    define _GNU_SOURCE
@@ -22,6 +24,13 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+
+#if defined(__linux__)
+#    include <linux/futex.h>
+#    include <sys/syscall.h>
+#    include <unistd.h>
+#endif
 
 #if defined(__x86_64__) || defined(__i386__)
 #    include <immintrin.h>
@@ -35,10 +44,23 @@
 #define GGML_CPU_KICK_BITS   16
 #define GGML_CPU_KICK_NMASK  ((1u << GGML_CPU_KICK_BITS) - 1)
 
-// spins in the barrier before yielding the CPU
-#define GGML_CPU_BARRIER_SPINS 4096
+// the barrier spins this long before it sleeps (a node's imbalance on a quiet machine is shorter;
+// a descheduled thread is away for milliseconds)
+#define GGML_CPU_BARRIER_SPIN_NS 50000
+// pauses between two clock reads while spinning
+#define GGML_CPU_BARRIER_SPIN_CHECK 64
 // idle spins per poll level before a worker sleeps
 #define GGML_CPU_POLL_SPINS    1024
+
+struct chunk_slot {
+    alignas(GGML_CPU_CACHE_LINE) atomic_int next;
+};
+
+// This thread's chunk slot and how many slots (from 0) were used since the last barrier, set by
+// the graph walker before every node (all threads set the same values, so whichever thread
+// arrives last at a barrier resets the right ones). The defaults serve every other job: slot 0.
+static _Thread_local int tl_chunk_slot  = 0;
+static _Thread_local int tl_chunk_dirty = 1;
 
 typedef void (*ggml_cpu_job_fn)(struct ggml_threadpool * tp, int ith, void * job);
 
@@ -52,8 +74,12 @@ struct ggml_cpu_worker {
 struct ggml_threadpool {
     // barrier and chunk counter, each on its own cache line
     alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier;
-    alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier_passed;
-    alignas(GGML_CPU_CACHE_LINE) atomic_int current_chunk;
+    alignas(GGML_CPU_CACHE_LINE) atomic_int n_barrier_passed; // the generation (the futex word)
+    atomic_int n_barrier_sleepers; // threads asleep on n_barrier_passed (same line: the waker reads it)
+    // chunk counters: slot k is used by the k-th multi-thread node since the last barrier (the
+    // graph walker leaves barriers out between independent nodes), the last slot by the nodes
+    // thread 0 runs alone
+    struct chunk_slot chunk[GGML_CPU_CHUNK_SLOTS];
     alignas(GGML_CPU_CACHE_LINE) atomic_uint n_graph; // kickoff counter << 16 | threads used
     atomic_int  n_threads_cur;   // threads of the current kickoff (for the barrier)
     atomic_bool stop;            // workers exit
@@ -116,10 +142,41 @@ bool ggml_threadpool_params_match(const struct ggml_threadpool_params * p0, cons
 // barrier and chunks
 //
 
+static void chunk_reset_dirty(struct ggml_threadpool * tp) {
+    for (int k = 0; k < tl_chunk_dirty; k++) {
+        atomic_store_explicit(&tp->chunk[k].next, 0, memory_order_relaxed);
+    }
+}
+
+static int64_t barrier_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t) ts.tv_sec*1000000000 + ts.tv_nsec;
+}
+
+// Sleeps while the generation is still `gen` (returns at once when it moved; may return early).
+static void barrier_sleep(atomic_int * word, int gen) {
+#if defined(__linux__)
+    syscall(SYS_futex, (int *) word, FUTEX_WAIT_PRIVATE, gen, NULL, NULL, 0);
+#else
+    (void) word;
+    (void) gen;
+    sched_yield();
+#endif
+}
+
+static void barrier_wake(atomic_int * word) {
+#if defined(__linux__)
+    syscall(SYS_futex, (int *) word, FUTEX_WAKE_PRIVATE, GGML_MAX_N_THREADS, NULL, NULL, 0);
+#else
+    (void) word;
+#endif
+}
+
 void ggml_cpu_barrier(struct ggml_threadpool * tp) {
     const int n = atomic_load_explicit(&tp->n_threads_cur, memory_order_relaxed);
     if (n <= 1) {
-        atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+        chunk_reset_dirty(tp);
         return;
     }
     // read the generation before arriving: it cannot change until everyone has arrived
@@ -127,28 +184,48 @@ void ggml_cpu_barrier(struct ggml_threadpool * tp) {
     if (atomic_fetch_add_explicit(&tp->n_barrier, 1, memory_order_acq_rel) == n - 1) {
         // last to arrive: reset for the next use, then release the others
         atomic_store_explicit(&tp->n_barrier, 0, memory_order_relaxed);
-        atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&tp->n_barrier_passed, 1, memory_order_release);
+        chunk_reset_dirty(tp);
+        // sequentially consistent with the sleepers' count below: either this load sees a
+        // sleeper, or that sleeper's futex call sees the new generation and does not sleep
+        atomic_fetch_add_explicit(&tp->n_barrier_passed, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&tp->n_barrier_sleepers, memory_order_seq_cst) > 0) {
+            barrier_wake(&tp->n_barrier_passed);
+        }
         return;
     }
-    int spins = 0;
-    while (atomic_load_explicit(&tp->n_barrier_passed, memory_order_acquire) == gen) {
-        if (++spins < GGML_CPU_BARRIER_SPINS) {
+    int64_t t_end = 0;
+    for (int spins = 1; atomic_load_explicit(&tp->n_barrier_passed, memory_order_acquire) == gen; spins++) {
+        if (spins % GGML_CPU_BARRIER_SPIN_CHECK != 0) {
             GGML_CPU_PAUSE();
-        } else {
-            sched_yield();
+            continue;
+        }
+        const int64_t now = barrier_now_ns();
+        if (t_end == 0) {
+            t_end = now + GGML_CPU_BARRIER_SPIN_NS;
+        } else if (now >= t_end) {
+            atomic_fetch_add_explicit(&tp->n_barrier_sleepers, 1, memory_order_seq_cst);
+            while (atomic_load_explicit(&tp->n_barrier_passed, memory_order_seq_cst) == gen) {
+                barrier_sleep(&tp->n_barrier_passed, gen);
+            }
+            atomic_fetch_sub_explicit(&tp->n_barrier_sleepers, 1, memory_order_relaxed);
+            break;
         }
     }
 }
 
 void ggml_cpu_chunk_reset(struct ggml_threadpool * tp) {
-    atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+    atomic_store_explicit(&tp->chunk[tl_chunk_slot].next, 0, memory_order_relaxed);
+}
+
+void ggml_cpu_chunk_select(int slot, int n_dirty) {
+    tl_chunk_slot  = slot;
+    tl_chunk_dirty = n_dirty < 1 ? 1 : n_dirty;
 }
 
 int ggml_cpu_chunk_next(struct ggml_threadpool * tp) {
     // acquire-release: a caller sees what every earlier caller wrote before its call (the same
     // locked instruction as relaxed on x86)
-    return atomic_fetch_add_explicit(&tp->current_chunk, 1, memory_order_acq_rel);
+    return atomic_fetch_add_explicit(&tp->chunk[tl_chunk_slot].next, 1, memory_order_acq_rel);
 }
 
 //
@@ -295,7 +372,10 @@ struct ggml_threadpool * ggml_threadpool_new(struct ggml_threadpool_params * par
 
     atomic_init(&tp->n_barrier, 0);
     atomic_init(&tp->n_barrier_passed, 0);
-    atomic_init(&tp->current_chunk, 0);
+    atomic_init(&tp->n_barrier_sleepers, 0);
+    for (int k = 0; k < GGML_CPU_CHUNK_SLOTS; k++) {
+        atomic_init(&tp->chunk[k].next, 0);
+    }
     atomic_init(&tp->n_graph, 0);
     atomic_init(&tp->n_threads_cur, 1);
     atomic_init(&tp->stop, false);
@@ -442,7 +522,9 @@ int ggml_cpu_threadpool_execute(struct ggml_threadpool * tp, int n_threads, void
     const int n = n_threads < tp->n_threads_max ? n_threads : tp->n_threads_max;
 
     atomic_store_explicit(&tp->n_threads_cur, n, memory_order_relaxed);
-    atomic_store_explicit(&tp->current_chunk, 0, memory_order_relaxed);
+    for (int k = 0; k < GGML_CPU_CHUNK_SLOTS; k++) {
+        atomic_store_explicit(&tp->chunk[k].next, 0, memory_order_relaxed);
+    }
 
     if (n > 1) {
         pthread_mutex_lock(&tp->mutex);

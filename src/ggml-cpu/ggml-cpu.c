@@ -9,6 +9,7 @@
 #endif
 
 #include "ggml-cpu-impl.h"
+#include "ggml-cpu-graph-sched.h"
 #include "ggml-cpu-comm.h"
 
 #include <stdatomic.h>
@@ -81,6 +82,8 @@ struct ggml_backend_cpu_context {
 
     bool use_ref;
 
+    struct ggml_cpu_sched sched; // the last graph's schedule (its memory is reused)
+
     // one graph at a time per backend: a second thread computing on the same backend would share
     // the work buffer; it is refused with an error instead
     atomic_bool busy;
@@ -100,6 +103,7 @@ static void cpu_backend_free(ggml_backend_t backend) {
     struct ggml_backend_cpu_context * ctx = backend->context;
     ggml_threadpool_free(ctx->own_threadpool);
     ggml_free_mem(ctx->work_data);
+    ggml_cpu_sched_free(&ctx->sched);
     ggml_free_mem(ctx);
     ggml_free_mem(backend);
 }
@@ -147,10 +151,13 @@ static enum ggml_status cpu_backend_graph_compute(ggml_backend_t backend, struct
         return GGML_STATUS_FAILED;
     }
     struct ggml_threadpool * tp = cpu_backend_pool(ctx);
-    struct ggml_cplan cplan = ggml_graph_plan(cgraph, ctx->n_threads, tp);
-    enum ggml_status st = cpu_backend_prepare(ctx, &cplan);
+    struct ggml_cplan cplan;
+    enum ggml_status st = ggml_cpu_graph_plan_sched(cgraph, ctx->n_threads, tp, ctx->use_ref, &ctx->sched, &cplan);
     if (st == GGML_STATUS_SUCCESS) {
-        st = ggml_graph_compute(cgraph, &cplan);
+        st = cpu_backend_prepare(ctx, &cplan);
+    }
+    if (st == GGML_STATUS_SUCCESS) {
+        st = ggml_cpu_graph_compute_sched(cgraph, &cplan, &ctx->sched);
     }
     atomic_store(&ctx->busy, false);
     return st;
