@@ -184,11 +184,23 @@ static void check_case(const struct sm_case * c, int idx) {
             gn[i] = ref_diff(out, (float *) params[p]->data + i, wd, y);
             ref2 += gn[i]*gn[i];
         }
-        const double m = maa(gn, ga, n);
+        double max_d = 0.0, max_g = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            max_d = fmax(max_d, fabs(gn[i] - ga[i]));
+            max_g = fmax(max_g, fabs(gn[i]));
+        }
         TEST_CHECK_MSG(ref2 > 0.0, "%s: all differences of %s are zero (vacuous)", name, p == 0 ? "a" : "sinks");
-        // the family's bound is 1e-4; ours is float rounding of the gradient itself
-        TEST_CHECK_MSG(m <= 1e-5, "%s: gradient of %s: MAA %.3e against the reference's differences",
-                name, p == 0 ? "a" : "sinks", m);
+        // float rounding of the gradient itself; a weighted loss has gradient elements near zero,
+        // which the family's relative metric cannot judge, so the error is taken against the largest,
+        // plus a few float ulps of 1: the row sums the gradient is formed from (dot(w, y), 1 - sum y)
+        // are of order 1 and may cancel to a much smaller gradient (a single sink of 16 rows)
+        TEST_CHECK_MSG(max_d <= 1e-5*max_g + 2e-7, "%s: gradient of %s: max error %.3e of max %.3e against the reference's differences",
+                name, p == 0 ? "a" : "sinks", max_d, max_g);
+        if (!c->weighted) { // every element is scale*y_i*y_sink > 0 (a) or -sum(...) < 0 (sinks)
+            const double m = maa(gn, ga, n);
+            TEST_CHECK_MSG(m <= 1e-5, "%s: gradient of %s: the family's MAA %.3e against the reference's differences",
+                    name, p == 0 ? "a" : "sinks", m);
+        }
         if (p == 0 && !c->weighted) {
             check_family_estimate(name, ctx, gf, loss, (float *) a->data, n < 300 ? n : 300, gn);
         }
