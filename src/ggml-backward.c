@@ -5,7 +5,7 @@
 // The gradient of a node is kept in cgraph->grads at the node's hash slot; a node with a
 // gradient accumulator (cgraph->grad_accs: the loss, or what the caller passes) accumulates into
 // it in place. The rules per op are the family's (which ops have gradients, and through which
-// sources), plus CUMSUM, DIAG and TRI, which the family lacks; an op with no rule is logged and its
+// sources), plus CUMSUM, DIAG, TRI and SOFT_MAX's sinks, which the family lacks; an op with no rule is logged and its
 // sources get no gradient from it.
 
 #include "ggml-impl.h"
@@ -142,6 +142,31 @@ static void bw_mul_mat(struct bw_state * st, struct ggml_tensor * node, struct g
     if (bw_slot_needing(st, b) != GGML_HASHSET_FULL) {
         bw_accumulate(st, b, ggml_out_prod(ctx, a, ggml_transpose(ctx, grad)), BW_ADD);
     }
+}
+
+// SOFT_MAX's sinks (a rule the family lacks): with y_i = exp(w_i)/(sum_j exp(w_j) + exp(s_h)),
+// dy_i/ds_h = -y_i*p with p = exp(s_h)/(...) = 1 - sum_j y_j, so each row adds
+// -p*dot(dy, y) to its head's sink; the rows of a head are those of all i1 and i3.
+static void bw_soft_max_sinks(struct bw_state * st, struct ggml_tensor * node, struct ggml_tensor * grad) {
+    struct ggml_tensor * sinks = node->src[2];
+    if (bw_slot_needing(st, sinks) == GGML_HASHSET_FULL) {
+        return;
+    }
+    const int64_t n1 = node->ne[1], n2 = node->ne[2], n3 = node->ne[3];
+    if (ggml_nelements(sinks) != n2) {
+        GGML_LOG_ERROR("ggml_build_backward_expand: SOFT_MAX '%s': no gradient for %lld sinks of %lld heads\n",
+                node->name, (long long) ggml_nelements(sinks), (long long) n2);
+        return;
+    }
+    struct ggml_context * ctx = st->ctx;
+    struct ggml_tensor * dot  = ggml_sum_rows(ctx, ggml_mul(ctx, grad, node));            // [1, n1, n2, n3]
+    struct ggml_tensor * p    = ggml_scale_bias(ctx, ggml_sum_rows(ctx, node), -1.0f, 1.0f);
+    struct ggml_tensor * rows = ggml_reshape_3d(ctx, ggml_mul(ctx, dot, p), n1, n2, n3);
+    struct ggml_tensor * per  = ggml_reshape_2d(ctx, ggml_sum_rows(ctx, rows), n2, n3); // summed over i1
+    if (n3 > 1) {
+        per = ggml_reshape_2d(ctx, ggml_sum_rows(ctx, ggml_cont(ctx, ggml_transpose(ctx, per))), n2, 1);
+    }
+    bw_accumulate(st, sinks, ggml_reshape(ctx, per, sinks), BW_SUB);
 }
 
 static void bw_node(struct bw_state * st, struct ggml_tensor * node) {
@@ -327,6 +352,7 @@ static void bw_node(struct bw_state * st, struct ggml_tensor * node) {
             if (need1) {
                 GGML_LOG_ERROR("ggml_build_backward_expand: SOFT_MAX '%s': no gradient for the mask\n", node->name);
             }
+            bw_soft_max_sinks(st, node, grad);
             break;
         case GGML_OP_ROPE:
             if (bw_slot_needing(st, s0) != GGML_HASHSET_FULL) {
