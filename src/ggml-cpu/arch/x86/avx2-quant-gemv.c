@@ -186,35 +186,13 @@ QG_INLINE void qg_scales(enum qg_kind k, const char * xg, int nv, __m256 * dw, _
     *mw = _mm256_cvtph_ps(_mm256_extracti128_si256(p, 1));
 }
 
-// the high bits of the block pair (a, a + xsz; the second one only if two) as 0x10 bytes in the
-// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31
-QG_INLINE void qg_high_bits(enum qg_kind k, const char * a, size_t xsz, bool two, __m256i * lo, __m256i * hi) {
-    uint32_t qa, qb = 0;
-    memcpy(&qa, a + qg_qh_off(k), sizeof(qa));
-    if (two) {
-        memcpy(&qb, a + xsz + qg_qh_off(k), sizeof(qb));
-    }
-    const __m256i rep = _mm256_set1_epi64x((long long) ((uint64_t) qa | (uint64_t) qb << 32));
-    const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
-    const __m256i ten = _mm256_set1_epi8(0x10);
-    const __m256i slo = _mm256_set_epi64x(0x0505050505050505ll, 0x0404040404040404ll, 0x0101010101010101ll, 0);
-    const __m256i shi = _mm256_set_epi64x(0x0707070707070707ll, 0x0606060606060606ll, 0x0303030303030303ll,
-                                          0x0202020202020202ll);
-    const __m256i bl = _mm256_and_si256(_mm256_shuffle_epi8(rep, slo), bit);
-    const __m256i bh = _mm256_and_si256(_mm256_shuffle_epi8(rep, shi), bit);
-    *lo = _mm256_and_si256(_mm256_cmpeq_epi8(bl, bit), ten);
-    *hi = _mm256_and_si256(_mm256_cmpeq_epi8(bh, bit), ten);
-}
-
-// the 8 exact integer block sums of a group of the nibble types (lane order of qg_lane_block), of
-// which the first nv blocks exist
+// the 8 exact integer block sums of a group of Q4_0 / Q4_1 (lane order of qg_lane_block), of which
+// the first nv blocks exist (Q5_0, Q5_1 and IQ4_NL: qn_sums)
 QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g) {
     const size_t xsz = qg_xsize(k);
     const size_t qo = qg_qs_off(k);
     const __m256i m4 = _mm256_set1_epi8(0x0F);
     const __m256i ones = _mm256_set1_epi16(1);
-    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
-    const __m256i iq4 = _mm256_set_m128i(v128, v128);
     __m256i p[4];
     for (int j = 0; j < 4; j++) {
         const char * a = xg + (size_t) (2*j)*xsz;
@@ -228,32 +206,8 @@ QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const st
                                                  _mm_setzero_si128(), wa);
         __m256i lo = _mm256_and_si256(w, m4);
         __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
-        if (k == QG_IQ4_NL) {
-            // signed levels: |v| times a with v's sign; a lane reaches 2*127*128, so the halves
-            // are widened to int32 before they are added
-            const __m256i vl = _mm256_shuffle_epi8(iq4, lo), vh = _mm256_shuffle_epi8(iq4, hi);
-            const __m256i al = _mm256_sign_epi8(act->lo[4*g + j], vl), ah = _mm256_sign_epi8(act->hi[4*g + j], vh);
-            p[j] = _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(vl), al), ones),
-                                    _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(vh), ah), ones));
-            continue;
-        }
-        if (k == QG_Q5_0 || k == QG_Q5_1) {
-            __m256i bl, bh;
-            qg_high_bits(k, a, xsz, two, &bl, &bh);
-            lo = _mm256_or_si256(lo, bl);
-            hi = _mm256_or_si256(hi, bh);
-        }
-        // a maddubs lane reaches 2*15*128 (4-bit) or 2*31*128 (5-bit): the int16 sums below fit
+        // a maddubs lane reaches 2*15*128: the int16 sums below fit
         p[j] = _mm256_add_epi16(_mm256_maddubs_epi16(lo, act->lo[4*g + j]), _mm256_maddubs_epi16(hi, act->hi[4*g + j]));
-    }
-    if (k == QG_IQ4_NL) {
-        return _mm256_hadd_epi32(_mm256_hadd_epi32(p[0], p[1]), _mm256_hadd_epi32(p[2], p[3]));
-    }
-    if (k == QG_Q5_0 || k == QG_Q5_1) {
-        // two pair sums per int16 at most (4*2*31*128 would overflow), then int32
-        const __m256i h01 = _mm256_madd_epi16(_mm256_hadd_epi16(p[0], p[1]), ones);
-        const __m256i h23 = _mm256_madd_epi16(_mm256_hadd_epi16(p[2], p[3]), ones);
-        return _mm256_hadd_epi32(h01, h23);
     }
     const __m256i h = _mm256_hadd_epi16(_mm256_hadd_epi16(p[0], p[1]), _mm256_hadd_epi16(p[2], p[3]));
     return _mm256_madd_epi16(h, ones);
