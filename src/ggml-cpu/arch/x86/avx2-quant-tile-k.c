@@ -7,6 +7,7 @@
 // (decode) and 1 x 8 (prompt), other shapes split into those and smaller ones.
 
 #include "avx2-quant.h"
+#include "avx2-quant-util.h"
 #include "ggml-impl.h"
 #include "ggml-quants.h"
 #include "ggml-quants-tables.h"
@@ -27,13 +28,6 @@ enum qtk_kind { QTK_Q4_K, QTK_Q5_K, QTK_Q6_K, QTK_IQ4_XS };
 #else
 #define QTK_KEEP(v) ((void) 0)
 #endif
-
-QTK_INLINE float qtk_hsum(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 
 QTK_INLINE size_t qtk_xsize(enum qtk_kind k) {
     switch (k) {
@@ -237,7 +231,7 @@ QTK_INLINE void qtk_body(enum qtk_kind k, int R, int C, int nb, float * s, size_
     }
     for (int r = 0; r < R; r++) {
         for (int c = 0; c < C; c++) {
-            s[(size_t) c*bs + (size_t) r] = qtk_hsum(acc[r][c]);
+            s[(size_t) c*bs + (size_t) r] = qu_hsum_ps(acc[r][c]);
         }
     }
 }
