@@ -2,8 +2,14 @@
 // Each node does almost no arithmetic, so the time per node is what the framework costs (thread
 // wake-up, the barrier between nodes, dispatch). The peer measured in the same run is the bare
 // work: the same 1000 adds as a plain C loop on one thread, the floor no framework can beat.
+// Then the latency of a graph of ONE tiny node (ROPE [128,8,1], ADD [16]), each compute timed on
+// its own (wall clock, median of many), through ggml_backend_graph_compute and through
+// ggml_graph_plan + ggml_graph_compute on a thread pool (the family-perf driver's way), with 1
+// and 2 threads: what a decode step's small nodes pay when they wake (or do not wake) a worker.
 //
-//   graph-overhead [n_nodes] [repetitions]     (default 1000 and 2000)
+//   graph-overhead [n_nodes] [repetitions] [one-node computes]   (default 1000, 2000 and 3000)
+
+#define _POSIX_C_SOURCE 200809L
 
 #include "ggml.h"
 #include "ggml-alloc.h"
@@ -13,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { ROW = 16 };
 
@@ -115,11 +122,87 @@ done:
     return result;
 }
 
+static double wall_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec*1e6 + (double) ts.tv_nsec*1e-3;
+}
+
+// Median microseconds of one compute of a one-node graph (rope: ROPE [128,8,1], else ADD [16])
+// with n_threads; via_plan: ggml_graph_plan + ggml_graph_compute on a pool, else the backend.
+// 0 on failure.
+static double one_node_us(bool rope, bool via_plan, int n_threads, int n_computes) {
+    struct ggml_init_params params = { 16*ggml_tensor_overhead() + ggml_graph_overhead() + 64*1024, NULL, false };
+    struct ggml_context * ctx = ggml_init(params);
+    double * t = malloc((size_t) n_computes*sizeof(double));
+    ggml_backend_t cpu = NULL;
+    struct ggml_threadpool * tp = NULL;
+    void * work = NULL;
+    double result = 0.0;
+    if (ctx == NULL || t == NULL) {
+        goto done;
+    }
+    struct ggml_tensor * out;
+    if (rope) {
+        struct ggml_tensor * a   = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 128, 8, 1);
+        struct ggml_tensor * pos = ggml_new_tensor_1d(ctx, GGML_TYPE_I32, 1);
+        for (int i = 0; i < 128*8; i++) {
+            ((float *) a->data)[i] = 1e-3f*(float) (i % 97) - 0.05f;
+        }
+        ((int32_t *) pos->data)[0] = 7;
+        out = ggml_rope_ext(ctx, a, pos, NULL, 128, 0, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    } else {
+        struct ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ROW);
+        for (int i = 0; i < ROW; i++) {
+            ((float *) a->data)[i] = 1e-3f*(float) (i + 1);
+        }
+        out = ggml_add(ctx, a, a);
+    }
+    struct ggml_cgraph * gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, out);
+    struct ggml_cplan plan;
+    if (via_plan) {
+        struct ggml_threadpool_params tpp = ggml_threadpool_params_default(n_threads);
+        tp = ggml_threadpool_new(&tpp);
+        if (tp == NULL) {
+            goto done;
+        }
+        plan = ggml_graph_plan(gf, n_threads, tp);
+        work = plan.work_size ? malloc(plan.work_size) : NULL;
+        plan.work_data = work;
+    } else {
+        cpu = ggml_backend_cpu_init();
+        if (cpu == NULL) {
+            goto done;
+        }
+        ggml_backend_cpu_set_n_threads(cpu, n_threads);
+    }
+    for (int r = -10; r < n_computes; r++) {
+        const double t0 = wall_us();
+        const enum ggml_status st = via_plan ? ggml_graph_compute(gf, &plan) : ggml_backend_graph_compute(cpu, gf);
+        if (st != GGML_STATUS_SUCCESS) {
+            goto done;
+        }
+        if (r >= 0) {
+            t[r] = wall_us() - t0;
+        }
+    }
+    result = median(t, n_computes);
+done:
+    free(work);
+    ggml_threadpool_free(tp);
+    ggml_backend_free(cpu);
+    ggml_free(ctx);
+    free(t);
+    return result;
+}
+
 int main(int argc, char ** argv) {
     const int n_nodes = argc > 1 ? atoi(argv[1]) : 1000;
     const int reps    = argc > 2 ? atoi(argv[2]) : 2000;
-    if (n_nodes < 1 || reps < 1) {
-        fprintf(stderr, "usage: %s [n_nodes >= 1] [repetitions >= 1]\n", argv[0]);
+    const int n_one   = argc > 3 ? atoi(argv[3]) : 3000;
+    if (n_nodes < 1 || reps < 1 || n_one < 1) {
+        fprintf(stderr, "usage: %s [n_nodes >= 1] [repetitions >= 1] [one-node computes >= 1]\n", argv[0]);
         return 1;
     }
     ggml_log_set(NULL, NULL);
@@ -133,6 +216,20 @@ int main(int argc, char ** argv) {
             return 1;
         }
         printf("  CPU backend, %d thread%s        %8.3f us/node   (%.0fx the floor)\n", t, t == 1 ? ": " : "s:", us, us / bare);
+    }
+    printf("one-node graph, wall clock per compute, median of %d\n", n_one);
+    for (int k = 0; k < 4; k++) {
+        const bool rope = k < 2, via_plan = k % 2 == 1;
+        printf("  %-4s %-28s", rope ? "ROPE" : "ADD", via_plan ? "graph_plan + graph_compute" : "backend_graph_compute");
+        for (int t = 1; t <= 2; t++) {
+            const double us = one_node_us(rope, via_plan, t, n_one);
+            if (us <= 0.0) {
+                printf("  failed\n");
+                return 1;
+            }
+            printf("  %d thread%s %7.2f us", t, t == 1 ? ": " : "s:", us);
+        }
+        printf("\n");
     }
     return 0;
 }

@@ -274,6 +274,11 @@ enum ggml_status ggml_cpu_graph_compute_sched(struct ggml_cgraph * cgraph, struc
                 __func__, wsize, sched->work_size, n_threads);
         result = GGML_STATUS_FAILED;
     } else {
+        // the threads the entries use: a graph of nodes thread 0 runs alone wakes no worker (on a
+        // loaded machine a woken worker may take a time slice to arrive at the final barrier)
+        if (n_threads > sched->max_nth) {
+            n_threads = sched->max_nth;
+        }
         struct graph_job job = {
             .cgraph    = cgraph,
             .cplan     = cplan,
