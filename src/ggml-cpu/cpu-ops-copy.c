@@ -10,6 +10,7 @@
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-vec.h"
+#include "cpu-stream-store.h"
 
 #include <math.h>
 #include <string.h>
@@ -245,6 +246,12 @@ static void copy_blocks_walk(const struct ggml_compute_params * params, struct g
     }
 }
 
+// whether the bytes of a and b may overlap (the span from the first to the last byte of each)
+static bool copy_overlap(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    const uintptr_t a0 = (uintptr_t) a->data, b0 = (uintptr_t) b->data;
+    return a0 < b0 + ggml_nbytes(b) && b0 < a0 + ggml_nbytes(a);
+}
+
 static void dup_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst, const struct ggml_vec_funcs * vf) {
     const struct ggml_tensor * src = dst->src[0];
     const int64_t n = ggml_nelements(dst);
@@ -322,6 +329,10 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
     if (start >= end) {
         return;
     }
+    // contiguous segments of a result larger than the caches (a permuted copy that keeps dim 0):
+    // streaming stores, which save the read of every line written (cpu-stream-store.h)
+    const bool stream = GGML_CPU_HAS_STREAM_STORE && src->type == dst->type && src->nb[0] == es && dst->nb[0] == es &&
+                        ggml_nbytes(dst) >= GGML_CPU_STREAM_MIN_BYTES && !copy_overlap(src, dst);
     int64_t is[4], id[4];
     copy_unravel(start, src->ne, is);
     copy_unravel(start, dst->ne, id);
@@ -331,10 +342,17 @@ static void dup_forward(const struct ggml_compute_params * params, struct ggml_t
         len = dst->ne[0] - id[0] < len ? dst->ne[0] - id[0] : len;
         const char * sp = copy_row_ptr(src, is[1], is[2], is[3]) + is[0]*src->nb[0];
         char       * dp = copy_row_ptr(dst, id[1], id[2], id[3]) + id[0]*dst->nb[0];
-        copy_convert(vf, dst->type, dp, dst->nb[0], src->type, sp, src->nb[0], len);
+        if (stream) {
+            ggml_cpu_stream_copy(dp, sp, (size_t) len*es);
+        } else {
+            copy_convert(vf, dst->type, dp, dst->nb[0], src->type, sp, src->nb[0], len);
+        }
         copy_advance(is, src->ne, len);
         copy_advance(id, dst->ne, len);
         pos += len;
+    }
+    if (stream) {
+        ggml_cpu_stream_fence();
     }
 }
 

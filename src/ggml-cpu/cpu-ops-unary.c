@@ -302,26 +302,26 @@ static void glu_row(const struct unary_op * u, int64_t n, float * y, const float
     vf->mul_f32(n, y, y, g);
 }
 
-static void glu_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst, const struct unary_op * u) {
-    const struct ggml_tensor * a = dst->src[0];
-    const struct ggml_tensor * b = dst->src[1];
-    const int64_t nc    = dst->ne[0];
-    const int64_t nrows = ggml_nrows(dst);
-    if (nc == 0 || nrows == 0) {
-        return;
-    }
-    const bool swapped = ggml_get_op_params_i32(dst, 1) != 0;
-    // element offsets of x and g in a's rows (one-tensor form)
-    const int64_t x_off = b == NULL && swapped ? nc : 0;
-    const int64_t g_off = b == NULL && !swapped ? nc : 0;
-    const struct ggml_tensor * gt = b != NULL ? b : a;
+// GLU results at least this large are cut into chunks of GLU_CHUNK_ELEMS that the threads take
+// in turn (a thread that starts late or is preempted takes fewer instead of finishing last)
+#define GLU_DYNAMIC_MIN  ((int64_t) 1 << 20)
+#define GLU_CHUNK_ELEMS  ((int64_t) 1 << 16)
 
-    int64_t start, end;
-    ggml_vec_split_elements(nrows, nc, params->ith, params->nth, &start, &end);
+struct glu_args {
+    const struct ggml_tensor * a, * gt;
+    struct ggml_tensor       * dst;
+    const struct unary_op    * u;
+    int64_t nc, x_off, g_off;
+    bool    x_direct, g_direct, y_direct;
+};
 
-    const bool x_direct = unary_f32_rows(a);
-    const bool g_direct = unary_f32_rows(gt);
-    const bool y_direct = unary_f32_rows(dst);
+// elements [start, end) of the result (row-major)
+static void glu_range(const struct glu_args * ga, int64_t start, int64_t end) {
+    const struct ggml_tensor * a   = ga->a;
+    const struct ggml_tensor * gt  = ga->gt;
+    struct ggml_tensor       * dst = ga->dst;
+    const struct unary_op    * u   = ga->u;
+    const int64_t nc = ga->nc;
     float bx[UNARY_CHUNK];
     float bg[UNARY_CHUNK];
     float by[UNARY_CHUNK];
@@ -332,30 +332,67 @@ static void glu_forward(const struct ggml_compute_params * params, struct ggml_t
         const int64_t c1 = nc < c0 + (end - pos) ? nc : c0 + (end - pos);
         int64_t i1, i2, i3;
         ggml_vec_row_index(dst->ne, r, &i1, &i2, &i3);
-        const char * xr = unary_row_ptr(a,  i1, i2, i3) + x_off*a->nb[0];
-        const char * gr = unary_row_ptr(gt, i1, i2, i3) + g_off*gt->nb[0];
+        const char * xr = unary_row_ptr(a,  i1, i2, i3) + ga->x_off*a->nb[0];
+        const char * gr = unary_row_ptr(gt, i1, i2, i3) + ga->g_off*gt->nb[0];
         char       * yr = unary_row_ptr(dst, i1, i2, i3);
         for (int64_t c = c0; c < c1; c += UNARY_CHUNK) {
             const int64_t m = c1 - c < UNARY_CHUNK ? c1 - c : UNARY_CHUNK;
             const float * xp = bx;
             const float * gp = bg;
-            if (x_direct) {
+            if (ga->x_direct) {
                 xp = (const float *) xr + c;
             } else {
                 ggml_vec_load_f32(u->vf, a->type, xr + c*a->nb[0], a->nb[0], m, bx);
             }
-            if (g_direct) {
+            if (ga->g_direct) {
                 gp = (const float *) gr + c;
             } else {
                 ggml_vec_load_f32(u->vf, gt->type, gr + c*gt->nb[0], gt->nb[0], m, bg);
             }
-            float * yp = y_direct ? (float *) yr + c : by;
+            float * yp = ga->y_direct ? (float *) yr + c : by;
             glu_row(u, m, yp, xp, gp);
-            if (!y_direct) {
+            if (!ga->y_direct) {
                 ggml_vec_store_f32(u->vf, dst->type, yr + c*dst->nb[0], dst->nb[0], m, by);
             }
         }
         pos += c1 - c0;
+    }
+}
+
+static void glu_forward(const struct ggml_compute_params * params, struct ggml_tensor * dst, const struct unary_op * u) {
+    const struct ggml_tensor * a = dst->src[0];
+    const struct ggml_tensor * b = dst->src[1];
+    const int64_t nc    = dst->ne[0];
+    const int64_t nrows = ggml_nrows(dst);
+    if (nc == 0 || nrows == 0) {
+        return;
+    }
+    const bool swapped = ggml_get_op_params_i32(dst, 1) != 0;
+    struct glu_args ga = {
+        .a     = a,
+        .gt    = b != NULL ? b : a,
+        .dst   = dst,
+        .u     = u,
+        .nc    = nc,
+        // element offsets of x and g in a's rows (one-tensor form)
+        .x_off = b == NULL && swapped ? nc : 0,
+        .g_off = b == NULL && !swapped ? nc : 0,
+    };
+    ga.x_direct = unary_f32_rows(a);
+    ga.g_direct = unary_f32_rows(ga.gt);
+    ga.y_direct = unary_f32_rows(dst);
+
+    const int64_t total = nrows*nc;
+    if (params->nth > 1 && total >= GLU_DYNAMIC_MIN) {
+        const int64_t n_chunks = (total + GLU_CHUNK_ELEMS - 1) / GLU_CHUNK_ELEMS;
+        for (int64_t k = ggml_cpu_chunk_next(params->threadpool); k < n_chunks; k = ggml_cpu_chunk_next(params->threadpool)) {
+            const int64_t e = (k + 1)*GLU_CHUNK_ELEMS;
+            glu_range(&ga, k*GLU_CHUNK_ELEMS, e < total ? e : total);
+        }
+    } else {
+        int64_t start, end;
+        ggml_vec_split_elements(nrows, nc, params->ith, params->nth, &start, &end);
+        glu_range(&ga, start, end);
     }
 }
 
