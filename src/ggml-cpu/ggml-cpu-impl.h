@@ -12,16 +12,12 @@
 //      GGML_STATUS_FAILED before anything is computed. work_size(node, n_threads) gives the scratch
 //      bytes the node needs; the plan takes the maximum over the nodes. (ggml_graph_compute asks
 //      work_size again with the thread count it actually got, and fails if the buffer is short.)
-//   2. Compute: the graph's schedule (ggml-cpu-graph-sched.c) is walked by every thread the pool
-//      wakes for it: as many as its largest entry uses (a graph of nodes that thread 0 runs alone
-//      wakes no worker). Views (NONE, RESHAPE, VIEW, PERMUTE, TRANSPOSE) and nodes without
-//      GGML_TENSOR_FLAG_COMPUTE are skipped. For other nodes nth = n_tasks(node, n_threads)
-//      (clamped to 1..n_threads; tiny ROPE nodes run on one thread whatever n_tasks says);
+//   2. Compute: the threads the schedule's largest entry uses (thread 0 alone for a graph of tiny
+//      nodes) walk the schedule (ggml-cpu-graph-sched.c). Views and nodes without
+//      GGML_TENSOR_FLAG_COMPUTE are skipped; for the others nth = n_tasks(node, n_threads), clamped;
 //      threads with ith < nth call forward(params, node), the others go on to the next entry.
-//   3. After the node: thread 0 polls the abort callback, then all threads meet at a barrier
-//      unless the schedule leaves it out: between nodes that thread 0 alone runs, and between
-//      nodes that neither read nor write what the other writes (the rule in
-//      ggml-cpu-graph-sched.c; each such node counts its chunks in its own slot).
+//   3. After the node: thread 0 polls the abort callback; a barrier follows unless the schedule
+//      leaves it out (nodes thread 0 runs alone, or nodes touching nothing the others write).
 //
 // Rules for a forward function
 //   * Split the work by params->ith / params->nth yourself (typically rows, see
@@ -71,10 +67,8 @@ struct ggml_compute_params {
     bool use_ref; // reference mode (ggml_backend_cpu_set_use_ref): prefer the plain code paths
 };
 
-// Waits until every thread of the current graph has arrived: spins for about 50 us, then sleeps
-// on a futex (Linux; sched_yield elsewhere) so that on a loaded machine the waiting thread gives
-// its core to the one it waits for; the last to arrive wakes the sleepers (a syscall only when
-// there are). After it returns, the chunk counter is 0 again (see ggml_cpu_chunk_next).
+// Waits until every thread of the current graph has arrived (spins ~50 us, then sleeps on a futex;
+// the last to arrive wakes the sleepers). After it returns, the chunk counter is 0 again.
 void ggml_cpu_barrier(struct ggml_threadpool * tp);
 
 // Dynamic chunking: returns 0, 1, 2, ... to successive callers (an atomic fetch-add shared by the
