@@ -4,7 +4,7 @@
 # programs alternating in separate processes (the order reversing every round), ratio = the
 # family's time / ours (above 1: ours is faster). See docs/cpu-perf.md.
 #
-# usage: bench/family-perf/suite.sh FAMILY_SRC [-r ROUNDS] [-o OP,OP..] [-p REGEX] [-w N]
+# usage: bench/family-perf/suite.sh FAMILY_SRC [-r ROUNDS] [-o OP,OP..] [-p REGEX] [-w N] [--report]
 #   FAMILY_SRC  a ggml-org/ggml checkout (or any folder with tests/test-backend-ops.cpp and the
 #               family's CMake project). Nothing is fetched and nothing of it is committed.
 #   -r ROUNDS   rounds (default 1); each round runs every op once through each program
@@ -28,6 +28,7 @@
 #               LD_PRELOAD library built here that answers get_nprocs() (libstdc++'s source of
 #               hardware_concurrency on glibc).
 #   OP_TIMEOUT  seconds one op's run may take (default 1800); a run cut off counts as died
+#               (exit status 124) in the case it was in
 #
 # Each case runs in the program as the family wrote it: a warm-up, then the op repeated for at
 # least one second; "us/run" is the mean time of one op. Output: per case the two times (medians
