@@ -101,9 +101,9 @@ for (op, case), d in res.items():
 def geo(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
-print("%-100s %12s %12s %7s" % ("case", "family us", "ours us", "ratio"))
+print("%12s %12s %7s  %s" % ("family us", "ours us", "ratio", "case"))
 for op, case, fm, om, q in rows:
-    print("%-100s %12.2f %12.2f %7.2f" % (case[:100], fm, om, q))
+    print("%12.2f %12.2f %7.2f  %s" % (fm, om, q, case))
 print()
 print("%-28s %6s %8s %8s %8s" % ("op", "cases", "geomean", "worst", "best"))
 by_op = OrderedDict()
