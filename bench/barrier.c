@@ -5,6 +5,8 @@
 //
 //   barrier [n_threads] [iterations]     (default 2 and 200000)
 
+#include "bench-timing.h" // first: it selects POSIX for clock_gettime
+
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "ggml-cpu/ggml-cpu-impl.h"
@@ -40,16 +42,7 @@ static double ns_per_barrier(struct ggml_threadpool * tp, int n_threads, int ite
         ggml_cpu_threadpool_run(tp, n_threads, barrier_loop, &job);
         v[r] = 1e3 * (double) (ggml_time_us() - t0) / iters;
     }
-    for (int a = 0; a < 5; a++) {
-        for (int b = a + 1; b < 5; b++) {
-            if (v[b] < v[a]) {
-                const double t = v[a];
-                v[a] = v[b];
-                v[b] = t;
-            }
-        }
-    }
-    return v[2];
+    return median(v, 5);
 }
 
 int main(int argc, char ** argv) {

@@ -22,6 +22,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "bench-timing.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -43,24 +44,7 @@
 #define DS_MAX_REPS 31
 #define DS_MAX_NODES 2048
 
-static clockid_t g_clock = CLOCK_MONOTONIC;
 static bool g_pin = false;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(g_clock, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
-
-static int cmp_d(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double median(double * v, int n) {
-    qsort(v, (size_t) n, sizeof(double), cmp_d);
-    return v[n/2];
-}
 
 // thread ith of nth on the CPU the library's pinned compute threads use (bench/quant-matmul.c)
 static void pin_thread(int ith, int nth) {
@@ -314,7 +298,7 @@ int main(int argc, char ** argv) {
         }
         ref_stop(&ref);
         if (ok) {
-            const double t = median(tm, reps), trd = median(tr, reps);
+            const double t = median_upper(tm, reps), trd = median_upper(tr, reps);
             const double rb = (double) (((wb/(size_t) nth) & ~(size_t) 127)*(size_t) nth);
             const double gb = (double) wb*(double) L/t*1e-9, gbr = rb*(double) L/trd*1e-9;
             printf("| %s | %s | %lld x %lld | %.0f | %d | %.2f | %.1f | %.1f | %.2f |\n", s->name, ggml_type_name(s->type),

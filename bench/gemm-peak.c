@@ -20,6 +20,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "bench-timing.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -37,30 +38,12 @@
 #define MAX_THREADS 16
 #define MAX_SIZES   16
 
-static clockid_t g_clock = CLOCK_PROCESS_CPUTIME_ID;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(g_clock, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
-
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static float frand(void) {
     g_rng ^= g_rng << 13;
     g_rng ^= g_rng >> 7;
     g_rng ^= g_rng << 17;
     return (float)((double)(g_rng >> 11)*(1.0/9007199254740992.0))*2.0f - 1.0f;
-}
-
-static int cmp_double(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double median(double * v, int n) {
-    qsort(v, (size_t) n, sizeof(double), cmp_double);
-    return n % 2 ? v[n/2] : 0.5*(v[n/2 - 1] + v[n/2]);
 }
 
 //
@@ -288,6 +271,7 @@ int main(int argc, char ** argv) {
     int64_t sizes[MAX_SIZES] = { 512, 1024, 1536, 2048 };
     int     n_sizes = 4;
     int     ai = 1;
+    g_clock = CLOCK_PROCESS_CPUTIME_ID; // this bench's default (wall time on request)
     if (ai < argc && strcmp(argv[ai], "--") != 0) {
         rounds = atoi(argv[ai++]);
     }

@@ -19,6 +19,7 @@
 #include "ggml-cpu.h"
 #include "gguf.h"
 #include "gguf-load.h"
+#include "bench-timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,12 +27,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
 
 static bool make_model(const char * fname, long size_mb) {
     const int64_t cols = 4096, rows = 2048;   // 16 MiB per F16 tensor
@@ -63,19 +58,19 @@ static bool make_model(const char * fname, long size_mb) {
 static double time_cat(const char * fname) {
     char cmd[1200];
     snprintf(cmd, sizeof(cmd), "cat '%s' > /dev/null", fname);
-    const double t0 = now();
+    const double t0 = now_s();
     if (system(cmd) != 0) {
         return -1;
     }
-    return now() - t0;
+    return now_s() - t0;
 }
 
 static double time_read(const char * fname) {
     struct ggml_context * cd = NULL;
     struct gguf_init_params p = { false, &cd };
-    const double t0 = now();
+    const double t0 = now_s();
     struct gguf_context * g = gguf_init_from_file(fname, p);
-    const double t = now() - t0;
+    const double t = now_s() - t0;
     if (g == NULL) {
         return -1;
     }
@@ -87,7 +82,7 @@ static double time_read(const char * fname) {
 static double time_mmap(const char * fname, volatile unsigned * sink) {
     struct ggml_context * cd = NULL;
     struct gguf_init_params p = { true, &cd };
-    const double t0 = now();
+    const double t0 = now_s();
     struct gguf_context * g = gguf_init_from_file(fname, p);
     struct gguf_file_map * map = gguf_file_map_open(fname);
     ggml_backend_buffer_t buf = g != NULL && map != NULL ? gguf_map_tensors(g, cd, map) : NULL;
@@ -102,7 +97,7 @@ static double time_mmap(const char * fname, volatile unsigned * sink) {
             acc += d[i];
         }
     }
-    const double t = now() - t0;
+    const double t = now_s() - t0;
     *sink += acc;
     ggml_backend_buffer_free(buf);
     gguf_file_map_free(map);
@@ -116,7 +111,7 @@ static double time_mmap(const char * fname, volatile unsigned * sink) {
 static double time_chunked(const char * fname, ggml_backend_t backend, bool prefault) {
     struct ggml_context * cd = NULL;
     struct gguf_init_params p = { true, &cd };
-    double t0 = now();
+    double t0 = now_s();
     struct gguf_context * g = gguf_init_from_file(fname, p);
     ggml_backend_buffer_t buf = g != NULL ? ggml_backend_alloc_ctx_tensors(cd, backend) : NULL;
     if (buf == NULL) {
@@ -124,10 +119,10 @@ static double time_chunked(const char * fname, ggml_backend_t backend, bool pref
     }
     if (prefault) {
         ggml_backend_buffer_clear(buf, 0);
-        t0 = now();
+        t0 = now_s();
     }
     const bool ok = gguf_load_tensors(g, cd, fname, 0, NULL, NULL);
-    const double t = now() - t0;
+    const double t = now_s() - t0;
     ggml_backend_buffer_free(buf);
     ggml_free(cd);
     gguf_free(g);

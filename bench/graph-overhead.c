@@ -11,6 +11,8 @@
 
 #define _POSIX_C_SOURCE 200809L
 
+#include "bench-timing.h" // first: it selects POSIX for clock_gettime
+
 #include "ggml.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -22,16 +24,6 @@
 #include <time.h>
 
 enum { ROW = 16 };
-
-static int cmp_double(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double median(double * v, int n) {
-    qsort(v, n, sizeof(double), cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // microseconds per node of the plain loop: x = x + b, n_nodes times
 static double bare_loop_us(int n_nodes, int reps) {

@@ -22,6 +22,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "bench-timing.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -36,14 +37,6 @@
 
 static const int k_ms[] = { 1, 2, 3, 4, 5, 6, 8, 12, 16 };
 #define N_MS ((int)(sizeof(k_ms)/sizeof(k_ms[0])))
-
-static clockid_t g_clock = CLOCK_MONOTONIC;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(g_clock, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static float frand(void) {
@@ -96,16 +89,6 @@ static double read_once(const void * buf, size_t bytes, int nth) {
         fprintf(stderr, " ");
     }
     return t;
-}
-
-static int cmp_double(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double median(double * v, int n) {
-    qsort(v, (size_t) n, sizeof(double), cmp_double);
-    return n % 2 ? v[n/2] : 0.5*(v[n/2 - 1] + v[n/2]);
 }
 
 // largest |got - ref| / sum|a*b| over a few results of c = a x b (M rows)

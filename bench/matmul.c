@@ -21,6 +21,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "bench-timing.h"
 
 #include <cblas.h>
 
@@ -36,12 +37,6 @@
 
 #define N_ROUNDS 5 // blocks per library and case
 #define MAX_RUNS 64
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static float frand(void) {
@@ -275,19 +270,6 @@ static int run_block(const char * self, const char * lib, const char * type, int
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-static int cmp_double(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-static double median(double * x, int n) {
-    if (n <= 0) {
-        return NAN;
-    }
-    qsort(x, (size_t) n, sizeof(double), cmp_double);
-    return n % 2 ? x[n/2] : 0.5*(x[n/2 - 1] + x[n/2]);
 }
 
 struct bench_case {

@@ -34,6 +34,7 @@
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "bench-timing.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -47,12 +48,6 @@
 
 #define N_ROUNDS 3  // blocks per library and case
 #define MAX_RUNS 32
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
 
 //
 // data: the same in every process (a fixed-seed generator)
@@ -367,19 +362,6 @@ struct bench_case {
 
 enum { LIB_OURS, LIB_NT, LIB_NN, LIB_CPU, LIB_COUNT };
 static const char * const lib_names[LIB_COUNT] = { "ours", "clblast-nt", "clblast-nn", "cpu" };
-
-static int cmp_double(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-static double median(double * x, int n) {
-    if (n <= 0) {
-        return NAN;
-    }
-    qsort(x, (size_t) n, sizeof(double), cmp_double);
-    return n % 2 ? x[n/2] : 0.5*(x[n/2 - 1] + x[n/2]);
-}
 
 // median seconds per library (NAN when it failed or does not apply)
 static void measure(const char * self, const char * dev_name, const struct bench_case * c, int rounds, double med[LIB_COUNT]) {

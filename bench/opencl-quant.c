@@ -12,24 +12,11 @@
 #include "ggml.h"
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
+#include "bench-timing.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double clock_s(clockid_t id) {
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-static double now_s(void) {
-    return clock_s(CLOCK_MONOTONIC);
-}
-
-static double cpu_s(void) {
-    return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
 
 // seconds per run of the graph (best of reps after one warm-up run; *cpu: the process CPU time
 // of the median run); < 0 on failure

@@ -32,6 +32,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "bench-timing.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -51,24 +52,6 @@
 #endif
 
 #define N_RUNS 5
-
-static clockid_t g_clock = CLOCK_MONOTONIC;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(g_clock, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
-
-static int cmp_d(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
-static double median(double * v, int n) {
-    qsort(v, (size_t) n, sizeof(double), cmp_d);
-    return v[n/2];
-}
 
 // a plain read of n 64-bit words from `streams` places at once: the range cut into that many
 // equal parts, read in lockstep (one core draws more bandwidth from several distant streams than

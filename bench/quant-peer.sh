@@ -6,7 +6,7 @@
 # Usage: bash bench/quant-peer.sh FAMILY_SRC [threads] [prompt_N] [types] [rounds] [clock]
 #   FAMILY_SRC  the family's sources: the llama.cpp folder of the unpacked llama-cpp-python sdist
 #               (vendor/llama.cpp), or its ggml/ folder. Nothing is downloaded and nothing of it is
-#               committed. Its shared libraries are built under /tmp/ggml-quant-peer (Release,
+#               committed. Its shared libraries are built under /tmp/ggml-quant-peer/build (Release,
 #               native) unless FAMILY_LIBDIR names a folder that already holds libggml.so,
 #               libggml-base.so and libggml-cpu.so of a build of the same sources.
 #   threads 2, prompt_N 14336 (0: decode only), types "q4_0,q4_1,q8_0,q4_K,q5_K,q6_K,iq4_nl,iq4_xs", rounds 3,
@@ -23,17 +23,20 @@ fam="$(cd "$fam" && pwd)"
 if [ -d "$fam/ggml/include" ]; then ggml_src="$fam/ggml"; else ggml_src="$fam"; fi
 [ -f "$ggml_src/include/ggml-cpu.h" ] || { echo "quant-peer: no ggml-cpu.h under $ggml_src/include" >&2; exit 1; }
 
-tmp=/tmp/ggml-quant-peer
-mkdir -p "$tmp"
+# the family's build is kept between runs in its own folder; each run's programs and outputs go
+# to a fresh folder of its own (two runs at once would otherwise mix their results)
+famb=/tmp/ggml-quant-peer/build
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/quant-peer.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
 libdir="${FAMILY_LIBDIR:-}"
 if [ -z "$libdir" ]; then
-    libdir="$tmp/build/bin"
+    libdir="$famb/bin"
     if [ ! -f "$libdir/libggml-cpu.so" ]; then
-        cmake -S "$fam" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON \
+        cmake -S "$fam" -B "$famb" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON \
               -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
               -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF >/dev/null
-        cmake --build "$tmp/build" -j2 --target ggml ggml-cpu ggml-base >/dev/null
-        [ -f "$libdir/libggml-cpu.so" ] || libdir="$(dirname "$(find "$tmp/build" -name libggml-cpu.so | head -1)")"
+        cmake --build "$famb" -j2 --target ggml ggml-cpu ggml-base >/dev/null
+        [ -f "$libdir/libggml-cpu.so" ] || libdir="$(dirname "$(find "$famb" -name libggml-cpu.so | head -1)")"
     fi
 fi
 cc -O2 -std=c11 -I"$ggml_src/include" "$root/bench/quant-matmul.c" -L"$libdir" -Wl,-rpath,"$libdir" \

@@ -19,6 +19,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "bench-timing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,17 +29,6 @@
 
 #define N_ROUNDS 5
 #define K_ROW    4096
-
-static double cpu_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
-
-static int cmp_d(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
 
 static unsigned long long g_rng = 0x853C49E6748FEA9Bull;
 
@@ -142,7 +132,7 @@ int main(int argc, char ** argv) {
             }
         }
         (void) sink;
-        qsort(ts, N_ROUNDS, sizeof(double), cmp_d);
+        qsort(ts, N_ROUNDS, sizeof(double), cmp_double);
         printf("%s %.2f\n", name, (double) n_rows*(double) rs/ts[N_ROUNDS/2]*1e-9);
         fflush(stdout);
         free(w);

@@ -16,6 +16,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "ggml-cpu/cpu-kernels.h"
+#include "bench-timing.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -26,17 +27,6 @@
 
 #define N_ROUNDS 5
 #define K_ROW    4096
-
-static double cpu_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double) ts.tv_sec + 1e-9*(double) ts.tv_nsec;
-}
-
-static int cmp_d(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
 
 static void print_load(const char * when) {
     char buf[128] = "?";
@@ -167,7 +157,7 @@ int main(int argc, char ** argv) {
         printf("| %s |", ggml_type_name((enum ggml_type) t));
         double gb[3];
         for (int l = 0; l < n_levels; l++) {
-            qsort(ts[l], N_ROUNDS, sizeof(double), cmp_d);
+            qsort(ts[l], N_ROUNDS, sizeof(double), cmp_double);
             gb[l] = (double) n_rows*(double) rs/ts[l][N_ROUNDS/2]*1e-9;
             printf(" %.2f |", gb[l]);
         }
@@ -204,7 +194,7 @@ int main(int argc, char ** argv) {
         }
         printf("| %s |", ggml_type_name(acts[it]));
         for (int l = 0; l < n_levels; l++) {
-            qsort(ts[l], N_ROUNDS, sizeof(double), cmp_d);
+            qsort(ts[l], N_ROUNDS, sizeof(double), cmp_double);
             printf(" %.2f |", (double) reps*K_ROW*sizeof(float)/ts[l][N_ROUNDS/2]*1e-9);
         }
         printf("\n");

@@ -21,6 +21,7 @@
 #                       -o A,B): a run that dies (the program asserts where no gradient rule
 #                       exists) is recorded as "died" in that case and the op is run again
 #                       without it (-p excludes the case), so one abort costs one case, not the run.
+#                 build: only build the program (BUILD_DIR/test-backend-ops), run nothing.
 #   OP_TIMEOUT  grad: seconds per op run (default 0: no limit); an op cut off is marked "timeout"
 #
 # Prints each run's "N/M tests passed" lines and final verdict, and a per-op table (cases passed,
@@ -33,7 +34,7 @@
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 
@@ -251,6 +252,7 @@ for mode in $MODES; do
     case "$mode" in
         test) run_test_mode || status=1 ;;
         grad) run_grad_mode || status=1 ;;
+        build) ;;
         *) echo "family-tests: unknown mode '$mode' in MODES" >&2; exit 2 ;;
     esac
 done

@@ -14,6 +14,7 @@
 
 #include "ggml.h"
 #include "ggml-cpu.h"
+#include "../bench-timing.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -130,19 +131,6 @@ static struct ggml_tensor * build(struct ggml_context * ctx, int c) {
     }
 }
 
-static clockid_t g_clock = CLOCK_MONOTONIC;
-
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(g_clock, &ts);
-    return (double) ts.tv_sec*1e6 + (double) ts.tv_nsec*1e-3;
-}
-
-static int cmp_double(const void * a, const void * b) {
-    const double x = *(const double *) a, y = *(const double *) b;
-    return (x > y) - (x < y);
-}
-
 int main(int argc, char ** argv) {
     if (argc == 2 && strcmp(argv[1], "list") == 0) {
         for (int c = 0; c < N_CASES; c++) {
@@ -184,14 +172,14 @@ int main(int argc, char ** argv) {
     double t[MAX_REPS];
     int rc = 0;
     for (int r = -1; r < reps; r++) {
-        const double t0 = now_us();
+        const double t0 = 1e6*now_s();
         if (ggml_graph_compute(gf, &plan) != GGML_STATUS_SUCCESS) {
             fprintf(stderr, "driver: compute failed\n");
             rc = 1;
             break;
         }
         if (r >= 0) {
-            t[r] = now_us() - t0;
+            t[r] = 1e6*now_s() - t0;
         }
     }
     if (rc == 0) {
