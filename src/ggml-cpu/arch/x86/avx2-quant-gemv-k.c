@@ -129,19 +129,43 @@ QGK_INLINE void qgk_rows(enum qgk_kind k, int R, int nb, const char * x, size_t 
     }
 }
 
-// Q2_K: R rows against y. Half n (qs bytes 32n ..) and shift 2j hold 32 levels meeting activation
+// Q2_K / Q3_K: level j (0..3) of a qs byte taken in place by one mask, 0x03, 0x0C, 0x30 (j = 0, 1,
+// 2: the level times 1, 4, 16), j = 3 by a shift of 2 and the mask 0x30 (times 16): the levels of
+// chunk j carry the factor QGK_LF(j), their scales 16 / QGK_LF(j), every product 16 level scale act.
+#define QGK_LF(j) ((j) == 0 ? 1 : (j) == 1 ? 4 : 16)
+
+QGK_INLINE __m256i qgk_level_x(__m256i q, int j) {
+    const char mask = (char) (j == 0 ? 0x03 : j == 1 ? 0x0C : 0x30);
+    return _mm256_and_si256(j == 3 ? _mm256_srli_epi16(q, 2) : q, _mm256_set1_epi8(mask));
+}
+
+// one row's 8 partial sums x and 8 partial mins m, interleaved and halved: [x0+x2, m0+m2, x1+x3,
+// m1+m3 | x4+x6, ...] (Q2_K)
+QGK_INLINE __m256i qgk_sums_xm(__m256i x, __m256i m) {
+    return _mm256_add_epi32(_mm256_unpacklo_epi32(x, m), _mm256_unpackhi_epi32(x, m));
+}
+
+// four rows' qgk_sums_xm to their whole sums [x0 m0 x1 m1 | x2 m2 x3 m3] (x and m of row r)
+QGK_INLINE __m256i qgk_sums_4rows(const __m256i xm[4]) {
+    const __m256i e01 = _mm256_add_epi32(_mm256_unpacklo_epi64(xm[0], xm[1]), _mm256_unpackhi_epi64(xm[0], xm[1]));
+    const __m256i e23 = _mm256_add_epi32(_mm256_unpacklo_epi64(xm[2], xm[3]), _mm256_unpackhi_epi64(xm[2], xm[3]));
+    return _mm256_add_epi32(_mm256_permute2x128_si256(e01, e23, 0x20), _mm256_permute2x128_si256(e01, e23, 0x31));
+}
+
+// Q2_K: R rows against y. Half n (qs bytes 32n ..) and level j hold 32 levels meeting activation
 // bytes 128n + 32j ..; their first 16 take scale byte 8n + 2j, the others 8n + 2j + 1 (low nibble:
-// scale, high nibble: min, the min of each 16 meeting its Q8_K bsum). The scale of a maddubs
-// result's two 128-bit lanes comes from one byte shuffle of the 16 scales (zero high bytes). The
-// rows run inside the loop over the 32-level chunks: each activation chunk and scale shuffle mask
-// is loaded once for the R rows (21.7 against 22.8 cycles per super-block and row in L2).
+// scale, high nibble: min, the min of each 16 meeting its Q8_K bsum). The levels carry QGK_LF(j)
+// (no shift for j < 3), the scales 16 / QGK_LF(j): one 16-bit multiply of the scale bytes by
+// 16, 4, 1, 1 per pair of bytes (no carry: 15 x 16 < 256) once per super-block and row; the mins
+// are taken as 16 min (the high nibble in place), so the sums carry 16, taken out on the floats.
+// The scale of a maddubs result's two 128-bit lanes comes from one byte shuffle of the 16 scales
+// (zero high bytes). The rows run inside the loop over the 32-level chunks: each activation chunk
+// and scale shuffle mask is loaded once for the R rows.
 QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
-    const __m256i m2 = _mm256_set1_epi8(3);
     const __m128i m4 = _mm_set1_epi8(0x0F);
-    __m256 acc[QGK_STREAMS];
-    for (int r = 0; r < R; r++) {
-        acc[r] = _mm256_setzero_ps();
-    }
+    const __m128i f16 = _mm_setr_epi16(16, 4, 1, 1, 16, 4, 1, 1);
+    const __m256 dys = _mm256_setr_ps(0.0625f, -0.0625f, 0.0625f, -0.0625f, 0.0625f, -0.0625f, 0.0625f, -0.0625f);
+    __m256 acc = _mm256_setzero_ps(); // [row 0 sum, row 0 mins, row 1 ..., row 3 mins], see qgk_sums_4rows
     for (int i = 0; i < nb; i++) {
         const block_q8_K * yb = y + i;
         const block_q2_K * xb[QGK_STREAMS];
@@ -149,7 +173,7 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
         for (int r = 0; r < R; r++) {
             xb[r] = (const block_q2_K *)(const void *) (x + (size_t) r*stride) + i;
             const __m128i scm = _mm_loadu_si128((const __m128i *)(const void *) xb[r]->scales);
-            sc[r] = _mm256_broadcastsi128_si256(_mm_and_si128(scm, m4));
+            sc[r] = _mm256_broadcastsi128_si256(_mm_mullo_epi16(_mm_and_si128(scm, m4), f16));
             isum[r] = _mm256_setzero_si256();
         }
 #pragma GCC unroll 2
@@ -157,13 +181,14 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
 #pragma GCC unroll 4
             for (int j = 0; j < 4; j++) {
                 const int is = 8*n + 2*j;
-                const __m256i ya = qu_load256(yb->qs + 128*n + 32*j);
-                const __m256i mj = _mm256_setr_epi8(
+                __m256i ya = qu_load256(yb->qs + 128*n + 32*j);
+                __m256i mj = _mm256_setr_epi8(
                         is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1, is, -1,
                         is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1, is + 1, -1);
+                QGK_KEEP(ya);
+                QGK_KEEP(mj);
                 for (int r = 0; r < R; r++) {
-                    const __m256i q = qu_load256(xb[r]->qs + 32*n);
-                    const __m256i u = _mm256_and_si256(j == 0 ? q : _mm256_srli_epi16(q, 2*j), m2);
+                    const __m256i u = qgk_level_x(qu_load256(xb[r]->qs + 32*n), j);
                     const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(u, ya), _mm256_shuffle_epi8(sc[r], mj));
                     isum[r] = _mm256_add_epi32(isum[r], p);
                     QGK_KEEP(isum[r]);
@@ -171,29 +196,46 @@ QGK_INLINE void qgk_rows_q2(int R, int nb, const char * x, size_t stride, const 
             }
         }
         const __m256i bsums = qu_load256(yb->bsums);
-        const __m256 dy = _mm256_set1_ps(yb->d);
+        __m256i xm[QGK_STREAMS];
+        uint32_t dm[QGK_STREAMS] = { 0 };
         for (int r = 0; r < R; r++) {
             const __m128i scm = _mm_loadu_si128((const __m128i *)(const void *) xb[r]->scales);
-            const __m256i mn = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(scm, 4), m4));
-            const __m256i mins = _mm256_madd_epi16(mn, bsums);
-            acc[r] = qgk_acc_dmin(acc[r], &xb[r]->d, isum[r], mins, dy); // d, dmin first in the block
+            const __m256i mn = _mm256_cvtepu8_epi16(_mm_andnot_si128(m4, scm)); // 16 min
+            xm[r] = qgk_sums_xm(isum[r], _mm256_madd_epi16(mn, bsums));
+            memcpy(&dm[r], &xb[r]->d, sizeof(dm[r])); // d, dmin last in the block
         }
+        for (int r = R; r < QGK_STREAMS; r++) {
+            xm[r] = _mm256_setzero_si256();
+        }
+        // [d0 dmin0 d1 dmin1 | d2 dmin2 d3 dmin3] times dy / 16 and the signs of the sums
+        const __m256 dd = _mm256_cvtph_ps(_mm_setr_epi32((int) dm[0], (int) dm[1], (int) dm[2], (int) dm[3]));
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(qgk_sums_4rows(xm)), _mm256_mul_ps(dd, _mm256_mul_ps(dys, _mm256_set1_ps(yb->d))), acc);
     }
+    float a[8];
+    _mm256_storeu_ps(a, acc);
     for (int r = 0; r < R; r++) {
-        out[r] = qu_hsum_ps(acc[r]);
+        out[r] = a[2*r] + a[2*r + 1];
     }
 }
 
 // Q3_K: R rows against y. Levels v = low2 + 4*hbit - 4 are taken as u = low2 | hbit << 2 (0..7),
 // the -4 being -4 * sum_k sc_k * bsum_k, one madd of the 16 signed scales with Q8_K's bsums. Half n
-// and shift 2j as Q2_K (activation bytes 128n + 32j .., scales 8n + 2j and + 1 for the two 16s);
-// the high bit is bit 4n + j of the hmask bytes, moved to bit 2 by one 16-bit shift (bits crossing
-// a byte land outside the 0x04 mask). Scale k (6 bits, -32): low nibble of byte k (k < 8) or high
-// nibble of byte k - 8, bits 2(k/4) .. of byte 8 + k%4.
+// and level j as Q2_K (activation bytes 128n + 32j .., scales 8n + 2j and + 1 for the two 16s), the
+// low two bits in place times QGK_LF(j) (qgk_level_x), the scales times 16 / QGK_LF(j) (one 16-bit
+// multiply per super-block and row), so the sums carry 16, taken out on the floats; u times 16 is
+// at most 112, so a maddubs pair stays below 2^15. The high bit is bit 4n + j of the hmask bytes,
+// moved to bit 2 + log2(QGK_LF(j)) by a 16-bit shift of hmask shared by the chunks that need the
+// same one: n = 0 shifts left 2, 3 (j = 1, 3), 4; n = 1 right 2, 1 (j = 1, 3), and none (bits
+// crossing a byte land outside the mask). Scale k (6 bits, -32): low nibble of byte k (k < 8) or
+// high nibble of byte k - 8, bits 2(k/4) .. of byte 8 + k%4.
+QGK_INLINE __m256i qgk_q3_level(__m256i q, __m256i hs, int j) {
+    const char hbit = (char) (j == 0 ? 0x04 : j == 1 ? 0x10 : 0x40);
+    return _mm256_or_si256(qgk_level_x(q, j), _mm256_and_si256(hs, _mm256_set1_epi8(hbit)));
+}
+
 QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
-    const __m256i m2 = _mm256_set1_epi8(3);
-    const __m256i m3 = _mm256_set1_epi8(4);
     const __m128i m4 = _mm_set1_epi8(0x0F);
+    const __m256i f16 = _mm256_setr_epi16(16, 16, 4, 4, 1, 1, 1, 1, 16, 16, 4, 4, 1, 1, 1, 1);
     __m256 acc[QGK_STREAMS];
     for (int r = 0; r < R; r++) {
         acc[r] = _mm256_setzero_ps();
@@ -212,19 +254,21 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
                                              _mm_set1_epi8(3));
             const __m128i sc8 = _mm_sub_epi8(_mm_or_si128(lo, _mm_slli_epi16(hi, 4)), _mm_set1_epi8(32));
             const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);
-            const __m256i sa = _mm256_permute2x128_si256(sc16, sc16, 0x00); // scales 0..7 in both lanes
-            const __m256i sb = _mm256_permute2x128_si256(sc16, sc16, 0x11); // scales 8..15
+            const __m256i scf = _mm256_mullo_epi16(sc16, f16);
+            const __m256i sa = _mm256_permute2x128_si256(scf, scf, 0x00); // scales 0..7 in both lanes
+            const __m256i sb = _mm256_permute2x128_si256(scf, scf, 0x11); // scales 8..15
             const __m256i hm = qu_load256(xb->hmask);
             __m256i isum = _mm256_setzero_si256();
 #pragma GCC unroll 2
             for (int n = 0; n < 2; n++) {
                 const __m256i q = qu_load256(xb->qs + 32*n);
+                // hmask shifted for j = 0, j = 1 and 3, j = 2
+                const __m256i h0 = n == 0 ? _mm256_slli_epi16(hm, 2) : _mm256_srli_epi16(hm, 2);
+                const __m256i h13 = n == 0 ? _mm256_slli_epi16(hm, 3) : _mm256_srli_epi16(hm, 1);
+                const __m256i h2 = n == 0 ? _mm256_slli_epi16(hm, 4) : hm;
 #pragma GCC unroll 4
                 for (int j = 0; j < 4; j++) {
-                    const int b = 4*n + j; // the hmask bit
-                    const __m256i hb = b < 2 ? _mm256_slli_epi16(hm, 2 - b) : b > 2 ? _mm256_srli_epi16(hm, b - 2) : hm;
-                    const __m256i u = _mm256_or_si256(_mm256_and_si256(j == 0 ? q : _mm256_srli_epi16(q, 2*j), m2),
-                                                      _mm256_and_si256(hb, m3));
+                    const __m256i u = qgk_q3_level(q, j == 0 ? h0 : j == 2 ? h2 : h13, j);
                     const int w = 2*j; // word of the lane's scale in sa (n = 0) or sb (n = 1)
                     const __m256i sj = _mm256_shuffle_epi8(n == 0 ? sa : sb, _mm256_setr_epi8(
                             2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1, 2*w, 2*w + 1,
@@ -234,8 +278,9 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
                     isum = _mm256_add_epi32(isum, p);
                 }
             }
-            isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 2));
-            const float d = _cvtsh_ss(xb->d);
+            isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(_mm256_madd_epi16(sc16, bsums), 6)); // 16 x 4
+            // float(16 x) = 16 float(x), and d / 16 is exact (an fp16 value over 16 is a normal float)
+            const float d = _cvtsh_ss(xb->d) * 0.0625f;
             acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_set1_ps(d), dy), acc[r]);
         }
     }
