@@ -16,7 +16,7 @@
 //     scaled in one step, with the weights' 8 fp16 scales gathered by 32-bit loads and unpacks
 //     (a vpgatherdd was slower) and converted by one vcvtph2ps;
 //   - the block-sum terms are folded into the prepared activations: Q4_0's -8*sum(a) is an exact
-//     int32 per block (the integer sums stay exact, as in vec_dot), Q4_1's min is m_w*s_a with
+//     int32 per block (the integer sums stay exact, as in vec_dot), Q5_1's min is m_w*s_a with
 //     the Q8_1 block's stored s.
 // A row's last blocks past its whole groups of 8 are a partial group (zeros in the prepared
 // activations where blocks are missing; nothing past the row is read).
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <string.h>
 
-enum qg_kind { QG_Q4_0, QG_Q4_1, QG_Q5_0, QG_Q5_1, QG_IQ4_NL, QG_Q8_0 };
+enum qg_kind { QG_Q4_0, QG_Q5_0, QG_Q5_1, QG_IQ4_NL };
 
 #define QG_GROUP 8    // blocks reduced together
 #define QG_SEG   256  // blocks of activation prepared at a time (8192 elements); longer rows take segments
@@ -51,25 +51,23 @@ struct qg_act {
     __m256i lo[QG_SEG/2]; // 4-bit types: elements 0..15 of blocks 2j and 2j+1
     __m256i hi[QG_SEG/2]; // elements 16..31 of the same blocks
     __m256  d[QG_SEG/QG_GROUP];  // activation scales, in the lane order of the reduced sums
-    __m256  s[QG_SEG/QG_GROUP];  // Q4_1: the stored s = d*sum(q) of the Q8_1 blocks
+    __m256  s[QG_SEG/QG_GROUP];  // Q5_1: the stored s = d*sum(q) of the Q8_1 blocks
     __m256i o[QG_SEG/QG_GROUP];  // Q4_0: 8*sum(q) per block (subtracted from the unsigned sums)
 };
 
 QG_INLINE size_t qg_xsize(enum qg_kind k) {
     switch (k) {
         case QG_Q4_0:   return sizeof(block_q4_0);
-        case QG_Q4_1:   return sizeof(block_q4_1);
         case QG_Q5_0:   return sizeof(block_q5_0);
         case QG_Q5_1:   return sizeof(block_q5_1);
         case QG_IQ4_NL: return sizeof(block_iq4_nl);
-        case QG_Q8_0:   return sizeof(block_q8_0);
     }
     return 0;
 }
 
 // the types with a min (m_w*s_a per block, Q8_1 activations)
 QG_INLINE bool qg_has_min(enum qg_kind k) {
-    return k == QG_Q4_1 || k == QG_Q5_1;
+    return k == QG_Q5_1;
 }
 
 // the unsigned types' offset (Q4_0: levels - 8, Q5_0: - 16), applied as offset*sum(a) per block
@@ -81,11 +79,9 @@ QG_INLINE int qg_offset(enum qg_kind k) {
 QG_INLINE size_t qg_qs_off(enum qg_kind k) {
     switch (k) {
         case QG_Q4_0:   return offsetof(block_q4_0, qs);
-        case QG_Q4_1:   return offsetof(block_q4_1, qs);
         case QG_Q5_0:   return offsetof(block_q5_0, qs);
         case QG_Q5_1:   return offsetof(block_q5_1, qs);
         case QG_IQ4_NL: return offsetof(block_iq4_nl, qs);
-        case QG_Q8_0:   return offsetof(block_q8_0, qs);
     }
     return 0;
 }
@@ -98,17 +94,17 @@ QG_INLINE size_t qg_ysize(enum qg_kind k) {
     return qg_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
 }
 
-// the block of a group whose sum lands in lane j of the reduced vector: the 4-bit types reduce
-// pairs (2i, 2i+1) with the even blocks in the low lanes, Q8_0 keeps the order
-QG_INLINE int qg_lane_block(enum qg_kind k, int j) {
-    return k == QG_Q8_0 ? j : j < 4 ? 2*j : 2*(j - 4) + 1;
+// the block of a group whose sum lands in lane j of the reduced vector: pairs (2i, 2i+1) are
+// reduced with the even blocks in the low lanes
+QG_INLINE int qg_lane_block(int j) {
+    return j < 4 ? 2*j : 2*(j - 4) + 1;
 }
 
 QG_INLINE float qg_h2f(const ggml_fp16_t * h) {
     return _cvtsh_ss(*h);
 }
 
-// ng groups of activation blocks (Q8_0, or Q8_1 for Q4_1 / Q5_1) into act; only the first nv
+// ng groups of activation blocks (Q8_0, or Q8_1 for Q5_1) into act; only the first nv
 // blocks exist (the last group may be partial): the others are zeros, so that whatever a kernel
 // puts in their place multiplies to 0
 QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct qg_act * act) {
@@ -117,7 +113,7 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
         float d[QG_GROUP], sa[QG_GROUP];
         int o[QG_GROUP];
         for (int j = 0; j < QG_GROUP; j++) {
-            const int b = g*QG_GROUP + qg_lane_block(k, j);
+            const int b = g*QG_GROUP + qg_lane_block(j);
             const char * yb = y + (size_t) b*ysz;
             if (b >= nv) {
                 d[j] = sa[j] = 0.0f;
@@ -139,9 +135,6 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
         act->s[g] = _mm256_loadu_ps(sa);
         act->o[g] = _mm256_loadu_si256((const __m256i *)(const void *) o);
     }
-    if (k == QG_Q8_0) {
-        return; // its loop reads the activation blocks as they are
-    }
     const size_t qo = qg_has_min(k) ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
     for (int i = 0; i < ng*QG_GROUP/2; i++) {
         const char * a = y + (size_t) (2*i)*ysz + qo;
@@ -156,16 +149,16 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
     }
 }
 
-// the fp16 words at the start of 8 blocks (d, and the m of Q4_1 / Q5_1 after it) of the group at xg, in the
-// lane order of the reduced sums: *dw the 8 scales, *mw (Q4_1 / Q5_1) the 8 mins; blocks from nv on
+// the fp16 words at the start of 8 blocks (d, and the m of Q5_1 after it) of the group at xg, in the
+// lane order of the reduced sums: *dw the 8 scales, *mw (Q5_1) the 8 mins; blocks from nv on
 // are not read (0)
 QG_INLINE void qg_scales(enum qg_kind k, const char * xg, int nv, __m256 * dw, __m256 * mw) {
     const size_t xsz = qg_xsize(k);
     __m128i v[QG_GROUP];
     for (int j = 0; j < QG_GROUP; j++) {
         int w = 0;
-        if (qg_lane_block(k, j) < nv) {
-            memcpy(&w, xg + (size_t) qg_lane_block(k, j)*xsz, sizeof(w));
+        if (qg_lane_block(j) < nv) {
+            memcpy(&w, xg + (size_t) qg_lane_block(j)*xsz, sizeof(w));
         }
         v[j] = _mm_cvtsi32_si128(w);
     }
@@ -186,7 +179,7 @@ QG_INLINE void qg_scales(enum qg_kind k, const char * xg, int nv, __m256 * dw, _
     *mw = _mm256_cvtph_ps(_mm256_extracti128_si256(p, 1));
 }
 
-// the 8 exact integer block sums of a group of Q4_0 / Q4_1 (lane order of qg_lane_block), of which
+// the 8 exact integer block sums of a group of Q4_0 (lane order of qg_lane_block), of which
 // the first nv blocks exist (Q5_0, Q5_1 and IQ4_NL: qn_sums)
 QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g) {
     const size_t xsz = qg_xsize(k);
@@ -211,25 +204,6 @@ QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const st
     }
     const __m256i h = _mm256_hadd_epi16(_mm256_hadd_epi16(p[0], p[1]), _mm256_hadd_epi16(p[2], p[3]));
     return _mm256_madd_epi16(h, ones);
-}
-
-// the 8 exact integer block sums of a Q8_0 group against the activation blocks at yg, of which
-// the first nv blocks exist
-QG_INLINE __m256i qg_sums_q8_0(const char * xg, const char * yg, int nv) {
-    __m256i m[QG_GROUP];
-    for (int j = 0; j < QG_GROUP; j++) {
-        if (j >= nv) {
-            m[j] = _mm256_setzero_si256();
-            continue;
-        }
-        const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *) (xg + (size_t) j*sizeof(block_q8_0) + 2));
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *) (yg + (size_t) j*sizeof(block_q8_0) + 2));
-        const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w));
-        m[j] = _mm256_madd_epi16(p, _mm256_set1_epi16(1));
-    }
-    const __m256i g0 = _mm256_hadd_epi32(_mm256_hadd_epi32(m[0], m[1]), _mm256_hadd_epi32(m[2], m[3]));
-    const __m256i g1 = _mm256_hadd_epi32(_mm256_hadd_epi32(m[4], m[5]), _mm256_hadd_epi32(m[6], m[7]));
-    return _mm256_add_epi32(_mm256_permute2x128_si256(g0, g1, 0x20), _mm256_permute2x128_si256(g0, g1, 0x31));
 }
 
 QG_INLINE float qg_hsum(__m256 v) {
@@ -416,17 +390,13 @@ QG_INLINE void qn_group4(enum qg_kind k, const char * const xg[QG_STREAMS], cons
 }
 
 // one group of row data at xg (nv blocks of it exist) into acc
-QG_INLINE __m256 qg_group(enum qg_kind k, const char * xg, int nv, const char * yg, const struct qg_act * act, int g,
-        __m256 acc) {
+QG_INLINE __m256 qg_group(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g, __m256 acc) {
     if (qn_kind(k)) {
         return qn_group(k, xg, nv, act, g, acc);
     }
     __m256 dw, mw;
     qg_scales(k, xg, nv, &dw, &mw);
     const __m256 dd = _mm256_mul_ps(dw, act->d[g]);
-    if (k == QG_Q8_0) {
-        return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_q8_0(xg, yg, nv)), acc);
-    }
     if (qg_offset(k) != 0) {
         const __m256i is = _mm256_sub_epi32(qg_sums_4bit(k, xg, nv, act, g), act->o[g]);
         return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
@@ -470,13 +440,12 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
             for (int g = 0; g < gfull && !qn_kind(k); g++) {
                 for (int t = 0; t < QG_STREAMS; t++) {
                     const char * xg = xr[t] + (size_t) g*QG_GROUP*xsz;
-                    acc[t] = qg_group(k, xg, QG_GROUP, ys + (size_t) g*QG_GROUP*ysz, &act, g, acc[t]);
+                    acc[t] = qg_group(k, xg, QG_GROUP, &act, g, acc[t]);
                 }
             }
             for (int t = 0; t < QG_STREAMS; t++) {
                 if (rest > 0) {
-                    acc[t] = qg_group(k, xr[t] + (size_t) gfull*QG_GROUP*xsz, rest, ys + (size_t) gfull*QG_GROUP*ysz, &act,
-                                      gfull, acc[t]);
+                    acc[t] = qg_group(k, xr[t] + (size_t) gfull*QG_GROUP*xsz, rest, &act, gfull, acc[t]);
                 }
                 s[i + t*q] += qg_hsum(acc[t]);
             }
@@ -490,12 +459,11 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
                 for (size_t o = 0; o < QG_GROUP*xsz; o += 64) {
                     _mm_prefetch(xg + QG_PF + o, _MM_HINT_T0);
                 }
-                acc = qg_group(k, xg, QG_GROUP, ys + (size_t) g*QG_GROUP*ysz, &act, g, acc);
+                acc = qg_group(k, xg, QG_GROUP, &act, g, acc);
             }
             if (rest > 0) {
                 // the row's last blocks: a partial group (nothing past them is read)
-                acc = qg_group(k, xr + (size_t) gfull*QG_GROUP*xsz, rest, ys + (size_t) gfull*QG_GROUP*ysz, &act, gfull,
-                               acc);
+                acc = qg_group(k, xr + (size_t) gfull*QG_GROUP*xsz, rest, &act, gfull, acc);
             }
             s[r] += qg_hsum(acc);
         }
