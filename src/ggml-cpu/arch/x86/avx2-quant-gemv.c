@@ -50,6 +50,8 @@ enum qg_kind { QG_Q4_0, QG_Q5_0, QG_Q5_1, QG_IQ4_NL };
 struct qg_act {
     __m256i lo[QG_SEG/2]; // 4-bit types: elements 0..15 of blocks 2j and 2j+1
     __m256i hi[QG_SEG/2]; // elements 16..31 of the same blocks
+    __m256i ulo[QG_SEG/2]; // IQ4_NL: |lo| and |hi| (the signs go onto the table levels)
+    __m256i uhi[QG_SEG/2];
     __m256  d[QG_SEG/QG_GROUP];  // activation scales, in the lane order of the reduced sums
     __m256  s[QG_SEG/QG_GROUP];  // Q5_1: the stored s = d*sum(q) of the Q8_1 blocks
     __m256i o[QG_SEG/QG_GROUP];  // Q4_0: 8*sum(q) per block (subtracted from the unsigned sums)
@@ -146,6 +148,10 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
         const __m128i bh = 2*i + 1 < nv ? _mm_loadu_si128((const __m128i *)(const void *) (b + 16)) : z;
         act->lo[i] = _mm256_set_m128i(bl, al);
         act->hi[i] = _mm256_set_m128i(bh, ah);
+        if (k == QG_IQ4_NL) {
+            act->ulo[i] = _mm256_abs_epi8(act->lo[i]);
+            act->uhi[i] = _mm256_abs_epi8(act->hi[i]);
+        }
     }
 }
 
@@ -293,8 +299,9 @@ QG_INLINE __m256i qn_reduce(__m256i q0, __m256i q1, __m256i q2, __m256i q3) {
 }
 
 // the 4 int32 partial sums of each block of the pair at a (block a + xsz only if two) against the
-// prepared activations alo / ahi: block a's in the low 128 bits, the other's in the high
-QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, __m256i alo, __m256i ahi) {
+// prepared activation pair i: block a's in the low 128 bits, the other's in the high
+QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, const struct qg_act * act, int i) {
+    const __m256i alo = act->lo[i], ahi = act->hi[i];
     const size_t xsz = qg_xsize(k);
     const size_t qo = qg_qs_off(k);
     const __m256i m4 = _mm256_set1_epi8(0x0F);
@@ -305,13 +312,14 @@ QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, __m256i alo,
     __m256i lo = _mm256_and_si256(w, m4);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
     if (k == QG_IQ4_NL) {
-        // signed levels: |v| times a with v's sign; a lane reaches 2*127*127, so the halves are
-        // widened to int32 before they are added
+        // signed levels: |a| (prepared once for all rows) times v with a's sign, one sign per 32
+        // levels instead of abs + sign; |a| <= 128 as unsigned and |v| <= 127, so a lane reaches
+        // 2*128*127 (no saturation) and the halves are widened to int32 before they are added
         const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
         const __m256i iq4 = _mm256_set_m128i(v128, v128);
         const __m256i vl = _mm256_shuffle_epi8(iq4, lo), vh = _mm256_shuffle_epi8(iq4, hi);
-        const __m256i pl = _mm256_maddubs_epi16(_mm256_abs_epi8(vl), _mm256_sign_epi8(alo, vl));
-        const __m256i ph = _mm256_maddubs_epi16(_mm256_abs_epi8(vh), _mm256_sign_epi8(ahi, vh));
+        const __m256i pl = _mm256_maddubs_epi16(act->ulo[i], _mm256_sign_epi8(vl, alo));
+        const __m256i ph = _mm256_maddubs_epi16(act->uhi[i], _mm256_sign_epi8(vh, ahi));
         return _mm256_add_epi32(_mm256_madd_epi16(pl, ones), _mm256_madd_epi16(ph, ones));
     }
     if (k == QG_Q5_0 || k == QG_Q5_1) {
@@ -329,7 +337,7 @@ QG_INLINE __m256i qn_sums(enum qg_kind k, const char * xg, int nv, const struct 
     const size_t xsz = qg_xsize(k);
     __m256i q[4];
     for (int j = 0; j < 4; j++) {
-        q[j] = 2*j < nv ? qn_pair(k, xg + (size_t) (2*j)*xsz, 2*j + 1 < nv, act->lo[4*g + j], act->hi[4*g + j]) :
+        q[j] = 2*j < nv ? qn_pair(k, xg + (size_t) (2*j)*xsz, 2*j + 1 < nv, act, 4*g + j) :
                           _mm256_setzero_si256();
     }
     return qn_reduce(q[0], q[1], q[2], q[3]);
@@ -360,18 +368,14 @@ QG_INLINE void qn_group4(enum qg_kind k, const char * const xg[QG_STREAMS], cons
         const char * x0 = xg[t], * x1 = xg[t + 1];
         __m256i a0, a1, c0, c1;
         {
-            const __m256i alo = act->lo[4*g], ahi = act->hi[4*g];
-            const __m256i p0 = qn_pair(k, x0, true, alo, ahi), p1 = qn_pair(k, x1, true, alo, ahi);
-            const __m256i blo = act->lo[4*g + 1], bhi = act->hi[4*g + 1];
-            a0 = qn_fold32(p0, qn_pair(k, x0 + 2*xsz, true, blo, bhi));
-            a1 = qn_fold32(p1, qn_pair(k, x1 + 2*xsz, true, blo, bhi));
+            const __m256i p0 = qn_pair(k, x0, true, act, 4*g), p1 = qn_pair(k, x1, true, act, 4*g);
+            a0 = qn_fold32(p0, qn_pair(k, x0 + 2*xsz, true, act, 4*g + 1));
+            a1 = qn_fold32(p1, qn_pair(k, x1 + 2*xsz, true, act, 4*g + 1));
         }
         {
-            const __m256i alo = act->lo[4*g + 2], ahi = act->hi[4*g + 2];
-            const __m256i p0 = qn_pair(k, x0 + 4*xsz, true, alo, ahi), p1 = qn_pair(k, x1 + 4*xsz, true, alo, ahi);
-            const __m256i blo = act->lo[4*g + 3], bhi = act->hi[4*g + 3];
-            c0 = qn_fold32(p0, qn_pair(k, x0 + 6*xsz, true, blo, bhi));
-            c1 = qn_fold32(p1, qn_pair(k, x1 + 6*xsz, true, blo, bhi));
+            const __m256i p0 = qn_pair(k, x0 + 4*xsz, true, act, 4*g + 2), p1 = qn_pair(k, x1 + 4*xsz, true, act, 4*g + 2);
+            c0 = qn_fold32(p0, qn_pair(k, x0 + 6*xsz, true, act, 4*g + 3));
+            c1 = qn_fold32(p1, qn_pair(k, x1 + 6*xsz, true, act, 4*g + 3));
         }
         __m256i is0 = qn_fold64(a0, c0), is1 = qn_fold64(a1, c1);
         if (qg_offset(k) != 0) {
