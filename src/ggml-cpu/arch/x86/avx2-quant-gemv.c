@@ -266,18 +266,26 @@ QG_INLINE __m256 qn_words(const char * xg, size_t xsz, int nv, size_t off) {
 }
 
 // the high bits of the block pair (a, a + xsz; the second one only if two) as 0x10 bytes in the
-// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31
+// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31. A whole pair's two qh words
+// come with one 32-byte load at the first (the second's is at byte xsz - 16 of its high lane; the
+// load ends inside the second block), the byte shuffles pick each lane's own word
 QG_INLINE void qn_high_bits(enum qg_kind k, const char * a, size_t xsz, bool two, __m256i * lo, __m256i * hi) {
-    const __m256i ha = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + qg_qh_off(k))));
-    const __m256i hb = two ? _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + xsz +
-                                                                                              qg_qh_off(k)))) :
-                             _mm256_setzero_si256();
-    const __m256i h = _mm256_blend_epi32(ha, hb, 0xF0);
+    __m256i h, slo, shi;
+    if (two) {
+        const long long o = (long long) (xsz - 16)*0x0101010101010101ll;
+        const long long b1 = 0x0101010101010101ll;
+        h = _mm256_loadu_si256((const __m256i *)(const void *) (a + qg_qh_off(k)));
+        slo = _mm256_set_epi64x(o + b1, o, b1, 0);
+        shi = _mm256_set_epi64x(o + 3*b1, o + 2*b1, 3*b1, 2*b1);
+    } else {
+        h = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + qg_qh_off(k))));
+        h = _mm256_blend_epi32(h, _mm256_setzero_si256(), 0xF0);
+        slo = _mm256_set_epi64x(0x0101010101010101ll, 0, 0x0101010101010101ll, 0);
+        shi = _mm256_set_epi64x(0x0303030303030303ll, 0x0202020202020202ll, 0x0303030303030303ll,
+                                0x0202020202020202ll);
+    }
     const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
     const __m256i ten = _mm256_set1_epi8(0x10);
-    const __m256i slo = _mm256_set_epi64x(0x0101010101010101ll, 0, 0x0101010101010101ll, 0);
-    const __m256i shi = _mm256_set_epi64x(0x0303030303030303ll, 0x0202020202020202ll, 0x0303030303030303ll,
-                                          0x0202020202020202ll);
     const __m256i bl = _mm256_and_si256(_mm256_shuffle_epi8(h, slo), bit);
     const __m256i bh = _mm256_and_si256(_mm256_shuffle_epi8(h, shi), bit);
     *lo = _mm256_and_si256(_mm256_cmpeq_epi8(bl, bit), ten);
