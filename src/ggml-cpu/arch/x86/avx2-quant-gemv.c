@@ -370,8 +370,8 @@ QG_INLINE __m256 qn_group(enum qg_kind k, const char * xg, int nv, const struct 
 // two (their dependency chains side by side in the instruction stream, so that the out-of-order
 // window holds both), each activation register loaded once for the two rows. The two halves are
 // unrolled: as a loop (GCC 12) they kept acc[] in memory and reloaded the activations from stack
-// copies, 16.1 / 18.3 / 12.1 vector instructions per 32 weights of Q5_0 / Q5_1 / IQ4_NL against
-// 14.2 / 16.3 / 11.7 unrolled
+// copies; unrolled, about as many instructions (Q5_0 14.8 -> 14.2 per 32 weights) but 10 - 15%
+// faster with the rows in L2 (docs/quantization.md, wave 7)
 QG_INLINE void qn_group4(enum qg_kind k, const char * const xg[QG_STREAMS], const struct qg_act * act, int g,
         __m256 acc[QG_STREAMS]) {
     const size_t xsz = qg_xsize(k);
