@@ -291,8 +291,9 @@ QGK_INLINE void qgk_rows_q3(int R, int nb, const char * x, size_t stride, const 
 
 // IQ4_XS: R rows against y. Sub-blocks 2m and 2m + 1 are the 32 qs bytes 32m ..: low nibbles
 // elements 0..15 of each, high nibbles 16..31, so the activations of the pair are regrouped once per
-// super-block (shared by the R rows) into [0..15 of both | 16..31 of both]; the levels are looked
-// up with a byte shuffle and multiplied as |v| with the activations carrying v's sign. Scale j:
+// super-block (shared by the R rows) into [0..15 of both | 16..31 of both], with their absolute
+// values; the levels are looked up with a byte shuffle, given the activations' signs and multiplied
+// by |a| (one vpsignb per 32 levels; |a| <= 128 unsigned, |v| <= 127: no saturation). Scale j:
 // nibble j of scales_l with bits 2j, 2j + 1 of scales_h above it, minus 32 (bits of scales_h
 // moved to the top of a word by a multiply, then down).
 QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, const block_q8_K * y, float * out) {
@@ -306,11 +307,13 @@ QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, con
     for (int i = 0; i < nb; i++) {
         const block_q8_K * yb = y + i;
         const __m256 dy = _mm256_set1_ps(yb->d);
-        __m256i al[4], ah[4];
+        __m256i al[4], ah[4], ul[4], uh[4];
         for (int m = 0; m < 4; m++) {
             const __m256i a0 = qu_load256(yb->qs + 64*m), a1 = qu_load256(yb->qs + 64*m + 32);
             al[m] = _mm256_permute2x128_si256(a0, a1, 0x20);
             ah[m] = _mm256_permute2x128_si256(a0, a1, 0x31);
+            ul[m] = _mm256_abs_epi8(al[m]);
+            uh[m] = _mm256_abs_epi8(ah[m]);
         }
         for (int r = 0; r < R; r++) {
             const block_iq4_xs * xb = (const block_iq4_xs *)(const void *) (x + (size_t) r*stride) + i;
@@ -333,8 +336,8 @@ QGK_INLINE void qgk_rows_iq4xs(int R, int nb, const char * x, size_t stride, con
                         4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1, 4*m, 4*m + 1,
                         4*m, 4*m + 1, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2,
                         4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3, 4*m + 2, 4*m + 3));
-                const __m256i pl = _mm256_maddubs_epi16(_mm256_sign_epi8(vl, vl), _mm256_sign_epi8(al[m], vl));
-                const __m256i ph = _mm256_maddubs_epi16(_mm256_sign_epi8(vh, vh), _mm256_sign_epi8(ah[m], vh));
+                const __m256i pl = _mm256_maddubs_epi16(ul[m], _mm256_sign_epi8(vl, al[m]));
+                const __m256i ph = _mm256_maddubs_epi16(uh[m], _mm256_sign_epi8(vh, ah[m]));
                 isum = _mm256_add_epi32(isum, _mm256_add_epi32(_mm256_madd_epi16(pl, sm), _mm256_madd_epi16(ph, sm)));
             }
             const __m256 dv = _mm256_broadcastss_ps(_mm_cvtph_ps(v));

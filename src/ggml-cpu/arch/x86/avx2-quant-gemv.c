@@ -16,7 +16,7 @@
 //     scaled in one step, with the weights' 8 fp16 scales gathered by 32-bit loads and unpacks
 //     (a vpgatherdd was slower) and converted by one vcvtph2ps;
 //   - the block-sum terms are folded into the prepared activations: Q4_0's -8*sum(a) is an exact
-//     int32 per block (the integer sums stay exact, as in vec_dot), Q4_1's min is m_w*s_a with
+//     int32 per block (the integer sums stay exact, as in vec_dot), Q5_1's min is m_w*s_a with
 //     the Q8_1 block's stored s.
 // A row's last blocks past its whole groups of 8 are a partial group (zeros in the prepared
 // activations where blocks are missing; nothing past the row is read).
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <string.h>
 
-enum qg_kind { QG_Q4_0, QG_Q4_1, QG_Q5_0, QG_Q5_1, QG_IQ4_NL, QG_Q8_0 };
+enum qg_kind { QG_Q4_0, QG_Q5_0, QG_Q5_1, QG_IQ4_NL };
 
 #define QG_GROUP 8    // blocks reduced together
 #define QG_SEG   256  // blocks of activation prepared at a time (8192 elements); longer rows take segments
@@ -50,26 +50,26 @@ enum qg_kind { QG_Q4_0, QG_Q4_1, QG_Q5_0, QG_Q5_1, QG_IQ4_NL, QG_Q8_0 };
 struct qg_act {
     __m256i lo[QG_SEG/2]; // 4-bit types: elements 0..15 of blocks 2j and 2j+1
     __m256i hi[QG_SEG/2]; // elements 16..31 of the same blocks
+    __m256i ulo[QG_SEG/2]; // IQ4_NL: |lo| and |hi| (the signs go onto the table levels)
+    __m256i uhi[QG_SEG/2];
     __m256  d[QG_SEG/QG_GROUP];  // activation scales, in the lane order of the reduced sums
-    __m256  s[QG_SEG/QG_GROUP];  // Q4_1: the stored s = d*sum(q) of the Q8_1 blocks
+    __m256  s[QG_SEG/QG_GROUP];  // Q5_1: the stored s = d*sum(q) of the Q8_1 blocks
     __m256i o[QG_SEG/QG_GROUP];  // Q4_0: 8*sum(q) per block (subtracted from the unsigned sums)
 };
 
 QG_INLINE size_t qg_xsize(enum qg_kind k) {
     switch (k) {
         case QG_Q4_0:   return sizeof(block_q4_0);
-        case QG_Q4_1:   return sizeof(block_q4_1);
         case QG_Q5_0:   return sizeof(block_q5_0);
         case QG_Q5_1:   return sizeof(block_q5_1);
         case QG_IQ4_NL: return sizeof(block_iq4_nl);
-        case QG_Q8_0:   return sizeof(block_q8_0);
     }
     return 0;
 }
 
 // the types with a min (m_w*s_a per block, Q8_1 activations)
 QG_INLINE bool qg_has_min(enum qg_kind k) {
-    return k == QG_Q4_1 || k == QG_Q5_1;
+    return k == QG_Q5_1;
 }
 
 // the unsigned types' offset (Q4_0: levels - 8, Q5_0: - 16), applied as offset*sum(a) per block
@@ -81,11 +81,9 @@ QG_INLINE int qg_offset(enum qg_kind k) {
 QG_INLINE size_t qg_qs_off(enum qg_kind k) {
     switch (k) {
         case QG_Q4_0:   return offsetof(block_q4_0, qs);
-        case QG_Q4_1:   return offsetof(block_q4_1, qs);
         case QG_Q5_0:   return offsetof(block_q5_0, qs);
         case QG_Q5_1:   return offsetof(block_q5_1, qs);
         case QG_IQ4_NL: return offsetof(block_iq4_nl, qs);
-        case QG_Q8_0:   return offsetof(block_q8_0, qs);
     }
     return 0;
 }
@@ -98,17 +96,17 @@ QG_INLINE size_t qg_ysize(enum qg_kind k) {
     return qg_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
 }
 
-// the block of a group whose sum lands in lane j of the reduced vector: the 4-bit types reduce
-// pairs (2i, 2i+1) with the even blocks in the low lanes, Q8_0 keeps the order
-QG_INLINE int qg_lane_block(enum qg_kind k, int j) {
-    return k == QG_Q8_0 ? j : j < 4 ? 2*j : 2*(j - 4) + 1;
+// the block of a group whose sum lands in lane j of the reduced vector: pairs (2i, 2i+1) are
+// reduced with the even blocks in the low lanes
+QG_INLINE int qg_lane_block(int j) {
+    return j < 4 ? 2*j : 2*(j - 4) + 1;
 }
 
 QG_INLINE float qg_h2f(const ggml_fp16_t * h) {
     return _cvtsh_ss(*h);
 }
 
-// ng groups of activation blocks (Q8_0, or Q8_1 for Q4_1 / Q5_1) into act; only the first nv
+// ng groups of activation blocks (Q8_0, or Q8_1 for Q5_1) into act; only the first nv
 // blocks exist (the last group may be partial): the others are zeros, so that whatever a kernel
 // puts in their place multiplies to 0
 QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct qg_act * act) {
@@ -117,7 +115,7 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
         float d[QG_GROUP], sa[QG_GROUP];
         int o[QG_GROUP];
         for (int j = 0; j < QG_GROUP; j++) {
-            const int b = g*QG_GROUP + qg_lane_block(k, j);
+            const int b = g*QG_GROUP + qg_lane_block(j);
             const char * yb = y + (size_t) b*ysz;
             if (b >= nv) {
                 d[j] = sa[j] = 0.0f;
@@ -139,9 +137,6 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
         act->s[g] = _mm256_loadu_ps(sa);
         act->o[g] = _mm256_loadu_si256((const __m256i *)(const void *) o);
     }
-    if (k == QG_Q8_0) {
-        return; // its loop reads the activation blocks as they are
-    }
     const size_t qo = qg_has_min(k) ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
     for (int i = 0; i < ng*QG_GROUP/2; i++) {
         const char * a = y + (size_t) (2*i)*ysz + qo;
@@ -153,19 +148,23 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
         const __m128i bh = 2*i + 1 < nv ? _mm_loadu_si128((const __m128i *)(const void *) (b + 16)) : z;
         act->lo[i] = _mm256_set_m128i(bl, al);
         act->hi[i] = _mm256_set_m128i(bh, ah);
+        if (k == QG_IQ4_NL) {
+            act->ulo[i] = _mm256_abs_epi8(act->lo[i]);
+            act->uhi[i] = _mm256_abs_epi8(act->hi[i]);
+        }
     }
 }
 
-// the fp16 words at the start of 8 blocks (d, and the m of Q4_1 / Q5_1 after it) of the group at xg, in the
-// lane order of the reduced sums: *dw the 8 scales, *mw (Q4_1 / Q5_1) the 8 mins; blocks from nv on
+// the fp16 words at the start of 8 blocks (d, and the m of Q5_1 after it) of the group at xg, in the
+// lane order of the reduced sums: *dw the 8 scales, *mw (Q5_1) the 8 mins; blocks from nv on
 // are not read (0)
 QG_INLINE void qg_scales(enum qg_kind k, const char * xg, int nv, __m256 * dw, __m256 * mw) {
     const size_t xsz = qg_xsize(k);
     __m128i v[QG_GROUP];
     for (int j = 0; j < QG_GROUP; j++) {
         int w = 0;
-        if (qg_lane_block(k, j) < nv) {
-            memcpy(&w, xg + (size_t) qg_lane_block(k, j)*xsz, sizeof(w));
+        if (qg_lane_block(j) < nv) {
+            memcpy(&w, xg + (size_t) qg_lane_block(j)*xsz, sizeof(w));
         }
         v[j] = _mm_cvtsi32_si128(w);
     }
@@ -186,7 +185,7 @@ QG_INLINE void qg_scales(enum qg_kind k, const char * xg, int nv, __m256 * dw, _
     *mw = _mm256_cvtph_ps(_mm256_extracti128_si256(p, 1));
 }
 
-// the 8 exact integer block sums of a group of Q4_0 / Q4_1 (lane order of qg_lane_block), of which
+// the 8 exact integer block sums of a group of Q4_0 (lane order of qg_lane_block), of which
 // the first nv blocks exist (Q5_0, Q5_1 and IQ4_NL: qn_sums)
 QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g) {
     const size_t xsz = qg_xsize(k);
@@ -211,25 +210,6 @@ QG_INLINE __m256i qg_sums_4bit(enum qg_kind k, const char * xg, int nv, const st
     }
     const __m256i h = _mm256_hadd_epi16(_mm256_hadd_epi16(p[0], p[1]), _mm256_hadd_epi16(p[2], p[3]));
     return _mm256_madd_epi16(h, ones);
-}
-
-// the 8 exact integer block sums of a Q8_0 group against the activation blocks at yg, of which
-// the first nv blocks exist
-QG_INLINE __m256i qg_sums_q8_0(const char * xg, const char * yg, int nv) {
-    __m256i m[QG_GROUP];
-    for (int j = 0; j < QG_GROUP; j++) {
-        if (j >= nv) {
-            m[j] = _mm256_setzero_si256();
-            continue;
-        }
-        const __m256i w = _mm256_loadu_si256((const __m256i *)(const void *) (xg + (size_t) j*sizeof(block_q8_0) + 2));
-        const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *) (yg + (size_t) j*sizeof(block_q8_0) + 2));
-        const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w));
-        m[j] = _mm256_madd_epi16(p, _mm256_set1_epi16(1));
-    }
-    const __m256i g0 = _mm256_hadd_epi32(_mm256_hadd_epi32(m[0], m[1]), _mm256_hadd_epi32(m[2], m[3]));
-    const __m256i g1 = _mm256_hadd_epi32(_mm256_hadd_epi32(m[4], m[5]), _mm256_hadd_epi32(m[6], m[7]));
-    return _mm256_add_epi32(_mm256_permute2x128_si256(g0, g1, 0x20), _mm256_permute2x128_si256(g0, g1, 0x31));
 }
 
 QG_INLINE float qg_hsum(__m256 v) {
@@ -286,18 +266,26 @@ QG_INLINE __m256 qn_words(const char * xg, size_t xsz, int nv, size_t off) {
 }
 
 // the high bits of the block pair (a, a + xsz; the second one only if two) as 0x10 bytes in the
-// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31
+// pair layout: *lo for elements 0..15 of both blocks, *hi for 16..31. A whole pair's two qh words
+// come with one 32-byte load at the first (the second's is at byte xsz - 16 of its high lane; the
+// load ends inside the second block), the byte shuffles pick each lane's own word
 QG_INLINE void qn_high_bits(enum qg_kind k, const char * a, size_t xsz, bool two, __m256i * lo, __m256i * hi) {
-    const __m256i ha = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + qg_qh_off(k))));
-    const __m256i hb = two ? _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + xsz +
-                                                                                              qg_qh_off(k)))) :
-                             _mm256_setzero_si256();
-    const __m256i h = _mm256_blend_epi32(ha, hb, 0xF0);
+    __m256i h, slo, shi;
+    if (two) {
+        const long long o = (long long) (xsz - 16)*0x0101010101010101ll;
+        const long long b1 = 0x0101010101010101ll;
+        h = _mm256_loadu_si256((const __m256i *)(const void *) (a + qg_qh_off(k)));
+        slo = _mm256_set_epi64x(o + b1, o, b1, 0);
+        shi = _mm256_set_epi64x(o + 3*b1, o + 2*b1, 3*b1, 2*b1);
+    } else {
+        h = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *) (a + qg_qh_off(k))));
+        h = _mm256_blend_epi32(h, _mm256_setzero_si256(), 0xF0);
+        slo = _mm256_set_epi64x(0x0101010101010101ll, 0, 0x0101010101010101ll, 0);
+        shi = _mm256_set_epi64x(0x0303030303030303ll, 0x0202020202020202ll, 0x0303030303030303ll,
+                                0x0202020202020202ll);
+    }
     const __m256i bit = _mm256_set1_epi64x((long long) 0x8040201008040201ull);
     const __m256i ten = _mm256_set1_epi8(0x10);
-    const __m256i slo = _mm256_set_epi64x(0x0101010101010101ll, 0, 0x0101010101010101ll, 0);
-    const __m256i shi = _mm256_set_epi64x(0x0303030303030303ll, 0x0202020202020202ll, 0x0303030303030303ll,
-                                          0x0202020202020202ll);
     const __m256i bl = _mm256_and_si256(_mm256_shuffle_epi8(h, slo), bit);
     const __m256i bh = _mm256_and_si256(_mm256_shuffle_epi8(h, shi), bit);
     *lo = _mm256_and_si256(_mm256_cmpeq_epi8(bl, bit), ten);
@@ -319,8 +307,9 @@ QG_INLINE __m256i qn_reduce(__m256i q0, __m256i q1, __m256i q2, __m256i q3) {
 }
 
 // the 4 int32 partial sums of each block of the pair at a (block a + xsz only if two) against the
-// prepared activations alo / ahi: block a's in the low 128 bits, the other's in the high
-QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, __m256i alo, __m256i ahi) {
+// prepared activation pair i: block a's in the low 128 bits, the other's in the high
+QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, const struct qg_act * act, int i) {
+    const __m256i alo = act->lo[i], ahi = act->hi[i];
     const size_t xsz = qg_xsize(k);
     const size_t qo = qg_qs_off(k);
     const __m256i m4 = _mm256_set1_epi8(0x0F);
@@ -331,13 +320,14 @@ QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, __m256i alo,
     __m256i lo = _mm256_and_si256(w, m4);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
     if (k == QG_IQ4_NL) {
-        // signed levels: |v| times a with v's sign; a lane reaches 2*127*127, so the halves are
-        // widened to int32 before they are added
+        // signed levels: |a| (prepared once for all rows) times v with a's sign, one sign per 32
+        // levels instead of abs + sign; |a| <= 128 as unsigned and |v| <= 127, so a lane reaches
+        // 2*128*127 (no saturation) and the halves are widened to int32 before they are added
         const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
         const __m256i iq4 = _mm256_set_m128i(v128, v128);
         const __m256i vl = _mm256_shuffle_epi8(iq4, lo), vh = _mm256_shuffle_epi8(iq4, hi);
-        const __m256i pl = _mm256_maddubs_epi16(_mm256_abs_epi8(vl), _mm256_sign_epi8(alo, vl));
-        const __m256i ph = _mm256_maddubs_epi16(_mm256_abs_epi8(vh), _mm256_sign_epi8(ahi, vh));
+        const __m256i pl = _mm256_maddubs_epi16(act->ulo[i], _mm256_sign_epi8(vl, alo));
+        const __m256i ph = _mm256_maddubs_epi16(act->uhi[i], _mm256_sign_epi8(vh, ahi));
         return _mm256_add_epi32(_mm256_madd_epi16(pl, ones), _mm256_madd_epi16(ph, ones));
     }
     if (k == QG_Q5_0 || k == QG_Q5_1) {
@@ -355,7 +345,7 @@ QG_INLINE __m256i qn_sums(enum qg_kind k, const char * xg, int nv, const struct 
     const size_t xsz = qg_xsize(k);
     __m256i q[4];
     for (int j = 0; j < 4; j++) {
-        q[j] = 2*j < nv ? qn_pair(k, xg + (size_t) (2*j)*xsz, 2*j + 1 < nv, act->lo[4*g + j], act->hi[4*g + j]) :
+        q[j] = 2*j < nv ? qn_pair(k, xg + (size_t) (2*j)*xsz, 2*j + 1 < nv, act, 4*g + j) :
                           _mm256_setzero_si256();
     }
     return qn_reduce(q[0], q[1], q[2], q[3]);
@@ -378,26 +368,26 @@ QG_INLINE __m256 qn_group(enum qg_kind k, const char * xg, int nv, const struct 
 
 // a whole group of 4 rows (xg[t]) into acc[t], two rows at a time and stage by stage over the
 // two (their dependency chains side by side in the instruction stream, so that the out-of-order
-// window holds both), each activation register loaded once for the two rows
+// window holds both), each activation register loaded once for the two rows. The two halves are
+// unrolled: as a loop (GCC 12) they kept acc[] in memory and reloaded the activations from stack
+// copies; unrolled, about as many instructions (Q5_0 14.8 -> 14.2 per 32 weights) but 10 - 15%
+// faster with the rows in L2 (docs/quantization.md, wave 7)
 QG_INLINE void qn_group4(enum qg_kind k, const char * const xg[QG_STREAMS], const struct qg_act * act, int g,
         __m256 acc[QG_STREAMS]) {
     const size_t xsz = qg_xsize(k);
+#pragma GCC unroll 2
     for (int t = 0; t < QG_STREAMS; t += 2) {
         const char * x0 = xg[t], * x1 = xg[t + 1];
         __m256i a0, a1, c0, c1;
         {
-            const __m256i alo = act->lo[4*g], ahi = act->hi[4*g];
-            const __m256i p0 = qn_pair(k, x0, true, alo, ahi), p1 = qn_pair(k, x1, true, alo, ahi);
-            const __m256i blo = act->lo[4*g + 1], bhi = act->hi[4*g + 1];
-            a0 = qn_fold32(p0, qn_pair(k, x0 + 2*xsz, true, blo, bhi));
-            a1 = qn_fold32(p1, qn_pair(k, x1 + 2*xsz, true, blo, bhi));
+            const __m256i p0 = qn_pair(k, x0, true, act, 4*g), p1 = qn_pair(k, x1, true, act, 4*g);
+            a0 = qn_fold32(p0, qn_pair(k, x0 + 2*xsz, true, act, 4*g + 1));
+            a1 = qn_fold32(p1, qn_pair(k, x1 + 2*xsz, true, act, 4*g + 1));
         }
         {
-            const __m256i alo = act->lo[4*g + 2], ahi = act->hi[4*g + 2];
-            const __m256i p0 = qn_pair(k, x0 + 4*xsz, true, alo, ahi), p1 = qn_pair(k, x1 + 4*xsz, true, alo, ahi);
-            const __m256i blo = act->lo[4*g + 3], bhi = act->hi[4*g + 3];
-            c0 = qn_fold32(p0, qn_pair(k, x0 + 6*xsz, true, blo, bhi));
-            c1 = qn_fold32(p1, qn_pair(k, x1 + 6*xsz, true, blo, bhi));
+            const __m256i p0 = qn_pair(k, x0 + 4*xsz, true, act, 4*g + 2), p1 = qn_pair(k, x1 + 4*xsz, true, act, 4*g + 2);
+            c0 = qn_fold32(p0, qn_pair(k, x0 + 6*xsz, true, act, 4*g + 3));
+            c1 = qn_fold32(p1, qn_pair(k, x1 + 6*xsz, true, act, 4*g + 3));
         }
         __m256i is0 = qn_fold64(a0, c0), is1 = qn_fold64(a1, c1);
         if (qg_offset(k) != 0) {
@@ -416,17 +406,13 @@ QG_INLINE void qn_group4(enum qg_kind k, const char * const xg[QG_STREAMS], cons
 }
 
 // one group of row data at xg (nv blocks of it exist) into acc
-QG_INLINE __m256 qg_group(enum qg_kind k, const char * xg, int nv, const char * yg, const struct qg_act * act, int g,
-        __m256 acc) {
+QG_INLINE __m256 qg_group(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g, __m256 acc) {
     if (qn_kind(k)) {
         return qn_group(k, xg, nv, act, g, acc);
     }
     __m256 dw, mw;
     qg_scales(k, xg, nv, &dw, &mw);
     const __m256 dd = _mm256_mul_ps(dw, act->d[g]);
-    if (k == QG_Q8_0) {
-        return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(qg_sums_q8_0(xg, yg, nv)), acc);
-    }
     if (qg_offset(k) != 0) {
         const __m256i is = _mm256_sub_epi32(qg_sums_4bit(k, xg, nv, act, g), act->o[g]);
         return _mm256_fmadd_ps(dd, _mm256_cvtepi32_ps(is), acc);
@@ -470,13 +456,12 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
             for (int g = 0; g < gfull && !qn_kind(k); g++) {
                 for (int t = 0; t < QG_STREAMS; t++) {
                     const char * xg = xr[t] + (size_t) g*QG_GROUP*xsz;
-                    acc[t] = qg_group(k, xg, QG_GROUP, ys + (size_t) g*QG_GROUP*ysz, &act, g, acc[t]);
+                    acc[t] = qg_group(k, xg, QG_GROUP, &act, g, acc[t]);
                 }
             }
             for (int t = 0; t < QG_STREAMS; t++) {
                 if (rest > 0) {
-                    acc[t] = qg_group(k, xr[t] + (size_t) gfull*QG_GROUP*xsz, rest, ys + (size_t) gfull*QG_GROUP*ysz, &act,
-                                      gfull, acc[t]);
+                    acc[t] = qg_group(k, xr[t] + (size_t) gfull*QG_GROUP*xsz, rest, &act, gfull, acc[t]);
                 }
                 s[i + t*q] += qg_hsum(acc[t]);
             }
@@ -490,12 +475,11 @@ QG_INLINE void qg_gemv(enum qg_kind k, int n, float * s, const char * x, size_t 
                 for (size_t o = 0; o < QG_GROUP*xsz; o += 64) {
                     _mm_prefetch(xg + QG_PF + o, _MM_HINT_T0);
                 }
-                acc = qg_group(k, xg, QG_GROUP, ys + (size_t) g*QG_GROUP*ysz, &act, g, acc);
+                acc = qg_group(k, xg, QG_GROUP, &act, g, acc);
             }
             if (rest > 0) {
                 // the row's last blocks: a partial group (nothing past them is read)
-                acc = qg_group(k, xr + (size_t) gfull*QG_GROUP*xsz, rest, ys + (size_t) gfull*QG_GROUP*ysz, &act, gfull,
-                               acc);
+                acc = qg_group(k, xr + (size_t) gfull*QG_GROUP*xsz, rest, &act, gfull, acc);
             }
             s[r] += qg_hsum(acc);
         }
