@@ -19,10 +19,13 @@
 #                 grad: test-backend-ops grad -b CPU (gradients against finite differences),
 #                       one op at a time (every op of the program's --list-ops, or those of
 #                       -o A,B): a run that dies (the program asserts where no gradient rule
-#                       exists) is recorded as "died" in that case and the op is run again
-#                       without it (-p excludes the case), so one abort costs one case, not the run.
+#                       exists) is recorded as "died" in that case and the op resumes after it
+#                       (the next run picks the cases after it by their params with -p, in the
+#                       order of the program's support mode), so one abort costs one case, not
+#                       the run, and no case runs twice.
 #                 build: only build the program (BUILD_DIR/test-backend-ops), run nothing.
-#   OP_TIMEOUT  grad: seconds per op run (default 0: no limit); an op cut off is marked "timeout"
+#   OP_TIMEOUT  grad: seconds per program run (default 0: no limit); an op cut off is marked "timeout"
+#   GRAD_CHUNK  grad: at most this many cases per resumed run (default 100; bounds the -p regex)
 #
 # Prints each run's "N/M tests passed" lines and final verdict, and a per-op table (cases passed,
 # failed, not supported, skipped as too large, and the case the program died in; "(null)" is a case
@@ -34,7 +37,7 @@
 set -u
 
 if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
-    sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
 fi
 
@@ -177,10 +180,6 @@ passthrough=("${other_args[@]}")
 [ -n "$user_ops" ] && passthrough+=(-o "$user_ops")
 [ -n "$user_params" ] && passthrough+=(-p "$user_params")
 
-# a case's params as an ECMAScript regex matching exactly them
-# shellcheck disable=SC2016 # the $ is a character to escape
-regex_quote() { printf '%s' "$1" | sed 's/[][\\.*+?^$(){}|]/\\&/g'; }
-
 run_test_mode() {
     local log="$BUILD_DIR/test.log" errlog="$BUILD_DIR/test.stderr.log" clean="$BUILD_DIR/test.plain.log" rc
     echo "family-tests: test-backend-ops test ${passthrough[*]}"
@@ -193,10 +192,38 @@ run_test_mode() {
     return $rc
 }
 
+# grad: the op's cases, one "vars" line each, in the program's order (its support mode lists every
+# case the grad mode visits, with the same filters); empty when the listing failed
+list_cases() {
+    "$PROG" support -b CPU -o "$1" ${user_params:+-p "$user_params"} 2> /dev/null | strip_colours |
+        sed -nE 's/^  [A-Za-z0-9_]+\((.*)\): (SUPPORTED|NOT SUPPORTED)$/\1/p'
+}
+
+# grad: splits a run's plain log (stdin) into its cases as the program printed them: writes
+# "n<TAB>vars<TAB>done|died" for each case (n counts from 0) to $1, and each case line prefixed
+# "n<TAB>" to stdout. A case ends at its result ("not supported", "skipping large tensors", "FAIL",
+# or a second "OK"); the header "  OP(vars): " with nothing after it is the case the program died in.
+split_cases() {
+    awk -v index_file="$1" '
+        BEGIN { n = 0 }
+        function close_case(state) { printf "%d\t%s\t%s\n", n, vars, state > index_file; n++; open_ = 0 }
+        match($0, /^  [A-Za-z0-9_]+\(/) {
+            v = substr($0, RLENGTH + 1); sub(/\): .*$/, "", v); sub(/\):$/, "", v)
+            if (!open_) { open_ = 1; vars = v; header = 0 }
+            print n "\t" $0
+            if ($0 ~ /MAA = |nonfinite gradient/)                   { next }
+            if ($0 ~ /not supported|skipping large tensors|FAIL$/) { close_case("done"); next }
+            if ($0 ~ /OK$/) { if (header) { close_case("done") } else { header = 1 } }
+        }
+        END { if (open_) { close_case("died") } }'
+}
+
 run_grad_mode() {
     local log="$BUILD_DIR/grad.log" errlog="$BUILD_DIR/grad.stderr.log" clean="$BUILD_DIR/grad.plain.log"
     local rows="$BUILD_DIR/grad.rows" died_list="$BUILD_DIR/grad.died.txt" part="$BUILD_DIR/grad.part.log"
-    local timeout_s=${OP_TIMEOUT:-0} status=0 ops op rc excl vars filter note n_died
+    local cases="$BUILD_DIR/grad.cases" idx="$BUILD_DIR/grad.part.idx" kept="$BUILD_DIR/grad.op.plain"
+    local timeout_s=${OP_TIMEOUT:-0} chunk=${GRAD_CHUNK:-100} status=0
+    local ops op rc filter note n_died n_cases pos hi dead sel died_at died_vars
     if [ -n "$user_ops" ]; then
         ops=$(printf '%s\n' "$user_ops" | tr ',' '\n')
     else
@@ -205,12 +232,35 @@ run_grad_mode() {
     : > "$log"; : > "$errlog"; : > "$clean"; : > "$rows"; : > "$died_list"
     echo "family-tests: test-backend-ops grad -b CPU, op by op ($(echo "$ops" | wc -l) ops) ${other_args[*]}"
     for op in $ops; do
-        excl=""
+        list_cases "$op" > "$cases"
+        n_cases=$(wc -l < "$cases")
+        : > "$kept"
         n_died=0
+        dead=""     # the params of cases known to die (an earlier copy with the same params died)
+        pos=-1      # -1: the first run, every case; then the case to resume at (0-based, in $cases)
         while :; do
-            filter=$user_params
-            if [ -n "$excl" ]; then
-                filter="^(?!(?:$excl)\$)${user_params:+(?=.*(?:$user_params))}"
+            note=""
+            if [ "$pos" -lt 0 ]; then
+                filter=$user_params
+                hi=$n_cases
+            else
+                # the next cases, at most $chunk, picked by their params; a copy with the same params
+                # elsewhere runs too and is left out of the counts below
+                hi=$((pos + chunk < n_cases ? pos + chunk : n_cases))
+                filter=$(awk -v lo="$pos" -v hi="$hi" -v dead="$dead" '
+                    BEGIN { nd = split(dead, d, "\n"); for (i = 1; i <= nd; i++) is_dead[d[i]] = 1 }
+                    NR - 1 >= lo && NR - 1 < hi && !($0 in is_dead) && !($0 in seen) {
+                        seen[$0] = 1
+                        gsub(/[][\\.*+?^$(){}|]/, "\\\\&")
+                        out = out (out == "" ? "" : "|") $0
+                    }
+                    END { if (out != "") print "^(?:" out ")$" }' "$cases")
+                if [ -z "$filter" ]; then   # every case left in the range is known to die
+                    n_died=$((n_died + $(awk -v lo="$pos" -v hi="$hi" 'NR - 1 >= lo && NR - 1 < hi' "$cases" | wc -l)))
+                    pos=$hi
+                    [ "$pos" -lt "$n_cases" ] && continue
+                    break
+                fi
             fi
             echo "== $op${filter:+ -p $filter}" >> "$log"
             timeout "$timeout_s" "$PROG" grad -b CPU -o "$op" ${filter:+-p "$filter"} "${other_args[@]}" \
@@ -221,26 +271,58 @@ run_grad_mode() {
             cat "$part" >> "$log"
             strip_colours < "$part" > "$part.plain"
             cat "$part.plain" >> "$clean"
-            note=""
+            # which case of $cases each printed case is: the next one with its params among those the
+            # filter picked (the first run: all); the program visits them in this order
+            split_cases "$idx" < "$part.plain" > "$part.num"
+            sel=$(awk -F '\t' -v lo="$pos" -v hi="$hi" -v cases="$cases" '
+                BEGIN {
+                    n = 0
+                    while ((getline line < cases) > 0) { all[n] = line; n++ }
+                    if (lo >= 0) { for (i = lo; i < hi; i++) pick[all[i]] = 1 }
+                    j = 0
+                }
+                {
+                    if (lo < 0 && $3 == "done") keep[$1] = 1
+                    if (lost) next
+                    while (j < n && (lo >= 0 && !(all[j] in pick) || all[j] != $2)) j++
+                    if (j >= n) { lost = 1; next }
+                    at = j++
+                    if ($3 == "died") { print "died " at; exit }
+                    if (at >= lo && at < hi) keep[$1] = 1
+                }
+                END { for (k in keep) print "keep " k }' "$idx")
+            # the cases that belong to this run, complete, go to the op'"'"'s counts
+            awk -F '\t' -v sel="$sel" 'BEGIN { n = split(sel, l, "\n"); for (i = 1; i <= n; i++) if (l[i] ~ /^keep /) keep[substr(l[i], 6)] = 1 }
+                ($1 in keep) { sub(/^[0-9]+\t/, ""); print }' "$part.num" >> "$kept"
+            died_at=$(printf '%s\n' "$sel" | sed -n 's/^died //p')
             if [ "$rc" -eq 124 ]; then
                 note="timeout after ${timeout_s}s"
-            elif [ "$rc" -gt 1 ]; then
-                # the case it died in: the last line, a header with no result after it
-                vars=$(tail -n 1 "$part.plain" | sed -nE 's/^  [A-Za-z0-9_]+\((.*)\): (OK)?$/\1/p')
-                if [ -n "$vars" ] && [ "$n_died" -lt 50 ]; then
-                    echo "$op($vars): exit status $rc" >> "$died_list"
+            elif [ "$rc" -gt 1 ] && [ -n "$died_at" ] && [ "$n_cases" -gt 0 ]; then
+                died_vars=$(sed -n "$((died_at + 1))p" "$cases")
+                if [ "$pos" -lt 0 ] || { [ "$died_at" -ge "$pos" ] && [ "$died_at" -lt "$hi" ]; }; then
+                    echo "$op($died_vars): exit status $rc" >> "$died_list"
                     n_died=$((n_died + 1))
-                    excl="${excl:+$excl|}$(regex_quote "$vars")"
-                    continue
+                    pos=$((died_at + 1))
+                else
+                    # a copy with the same params before the range died: its copies here die too
+                    awk -v lo="$pos" -v hi="$hi" -v v="$died_vars" -v op="$op" -v rc="$rc" \
+                        'NR - 1 >= lo && NR - 1 < hi && $0 == v { print op "(" v "): exit status " rc }' "$cases" >> "$died_list"
+                    n_died=$((n_died + $(awk -v lo="$pos" -v hi="$hi" -v v="$died_vars" 'NR - 1 >= lo && NR - 1 < hi && $0 == v' "$cases" | wc -l)))
+                    dead="${dead:+$dead$'\n'}$died_vars"
                 fi
+                [ "$pos" -lt "$n_cases" ] && continue
+            elif [ "$rc" -gt 1 ]; then
                 note="exit status $rc"
+            elif [ "$pos" -ge 0 ] && [ "$hi" -lt "$n_cases" ]; then
+                pos=$hi
+                continue
             fi
-            op_rows 1 "$op" "$n_died" "$note" < "$part.plain" >> "$rows"
             break
         done
+        op_rows 1 "$op" "$n_died" "$note" < "$kept" >> "$rows"
         [ "$rc" -ne 0 ] || [ "$n_died" -gt 0 ] && status=1
     done
-    rm -f "$part" "$part.plain"
+    rm -f "$part" "$part.plain" "$part.num" "$idx" "$cases" "$kept"
     write_table grad "$log" "$errlog" "$status" < "$rows"
     rm -f "$rows"
     echo "family-tests: grad: the cases the program died in: $died_list"
