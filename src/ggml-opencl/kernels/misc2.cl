@@ -161,6 +161,32 @@ void cubic_weights(float t, float w[4]) {
     w[3] = ((A*x3 - 5.0f*A)*x3 + 8.0f*A)*x3 - 4.0f*A;
 }
 
+// UPSCALE nearest by an integer factor k in dim 0, rows of unit stride (CPU devices, ocl-op-misc2.c
+// checks): a work-item per result row, its source row picked once, each source value stored k
+// times (the same picks as k_upscale: truncating i0 / k computed in float is i0 div k below 2^24)
+__kernel void k_upscale_nearest_rows(__global const char * a, tdesc ad, __global char * dst, tdesc dd, int k,
+                                     float sf1, float sf2, float sf3) {
+    long i1, i2, i3;
+    misc2_row(get_global_id(0), dd, &i1, &i2, &i3);
+    const __global float * s = (const __global float *) TPTR(a, ad, 0, nearest_src(i1, sf1, ad.ne[1]),
+                                                            nearest_src(i2, sf2, ad.ne[2]), nearest_src(i3, sf3, ad.ne[3]));
+    __global float * d = (__global float *) TPTR(dst, dd, 0, i1, i2, i3);
+    const long n0 = ad.ne[0];
+    long j = 0;
+    if (k == 2) {
+        const uint16 twice = (uint16) (0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+        for (; j + 8 <= n0; j += 8) {
+            vstore16(shuffle(vload8(0, s + j), twice), 0, d + 2*j);
+        }
+    }
+    for (; j < n0; j++) {
+        const float v = s[j];
+        for (int r = 0; r < k; r++) {
+            d[j*k + r] = v;
+        }
+    }
+}
+
 // UPSCALE is F32 only (ocl-op-misc2.c): plain loads, no type switch per tap
 #define A_AT(x, y) (*(const __global float *) TPTR(a, ad, (x), (y), j2, j3))
 
