@@ -126,9 +126,23 @@ static const char * unary_flat_kernel(int code) {
     }
 }
 
+// the variant at F16 precision of the exp-based functions (an F16 destination needs 11 bits), or NULL
+static const char * unary_flat_kernel_f16(int code) {
+    switch (code) {
+        case GGML_UNARY_OP_SIGMOID:    return "k_unary_flat_sigmoid_h";
+        case GGML_UNARY_OP_GELU:       return "k_unary_flat_gelu_h";
+        case GGML_UNARY_OP_GELU_QUICK: return "k_unary_flat_gelu_quick_h";
+        case GGML_UNARY_OP_SILU:       return "k_unary_flat_silu_h";
+        case GGML_UNARY_OP_EXP:        return "k_unary_flat_exp_h";
+        case GGML_UNARY_OP_GELU_ERF:   return "k_unary_flat_gelu_erf_h";
+        default:                       return NULL;
+    }
+}
+
 static enum ggml_status run_unary_flat(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, const float p[4]) {
+    const char * kname = op->type == GGML_TYPE_F16 ? unary_flat_kernel_f16(code) : NULL;
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, unary_flat_kernel(code))) {
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, kname != NULL ? kname : unary_flat_kernel(code))) {
         return GGML_STATUS_FAILED;
     }
     arg_flat(&a, op->src[0]);
@@ -138,7 +152,7 @@ static enum ggml_status run_unary_flat(struct ggml_ocl_backend * be, struct ggml
     for (int i = 0; i < 4; i++) {
         ggml_ocl_arg_f32(&a, p[i]);
     }
-    const size_t items = (size_t) ((ggml_nelements(op) + 15) / 16);
+    const size_t items = (size_t) ((ggml_nelements(op) + 31) / 32);
     return ggml_ocl_launch_nd(&a, 1, &items, NULL);
 }
 

@@ -61,7 +61,24 @@ bool ggml_ocl_misc2_supports(const struct ggml_ocl_device * d, const struct ggml
     }
 }
 
+// rows of unit stride at 4-byte aligned strides
+static bool rows_f32(const struct ggml_tensor * t) {
+    return t->nb[0] == sizeof(float) && t->nb[1] % sizeof(float) == 0 && t->nb[2] % sizeof(float) == 0 &&
+           t->nb[3] % sizeof(float) == 0 && (uintptr_t) t->data % sizeof(float) == 0;
+}
+
 static enum ggml_status run_cumsum(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
+    if ((be->dev->cl_type & CL_DEVICE_TYPE_CPU) != 0 && rows_f32(op->src[0]) && rows_f32(op)) {
+        // CPU devices: a work-item per row (k_cumsum_rows)
+        struct ggml_ocl_args a;
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_MISC2, "k_cumsum_rows")) {
+            return GGML_STATUS_FAILED;
+        }
+        ggml_ocl_arg_tensor(&a, op->src[0]);
+        ggml_ocl_arg_tensor(&a, op);
+        const size_t rows = (size_t) (op->ne[1]*op->ne[2]*op->ne[3]);
+        return ggml_ocl_launch_nd(&a, 1, &rows, NULL);
+    }
     // chunks of up to MISC2_SCAN_CHUNK elements per work-item, work-groups of 32 to 256 items:
     // rows of up to 32 elements take one element per item, long rows take several tiles
     const int64_t ne0 = op->ne[0];
@@ -84,6 +101,18 @@ static enum ggml_status run_cumsum(struct ggml_ocl_backend * be, struct ggml_ten
     return ggml_ocl_launch_groups(&a, (size_t) (op->ne[1]*op->ne[2]*op->ne[3]), local);
 }
 
+// nearest, no flags, an integer factor in dim 0 (whose picks i0 div k are exact below 2^24), rows
+// of unit stride, a CPU device: k_upscale_nearest_rows, a work-item per row (copy-like)
+static bool upscale_by_rows(const struct ggml_ocl_backend * be, const struct ggml_tensor * op, uint32_t mode, float sf0) {
+    const struct ggml_tensor * src = op->src[0];
+    if ((be->dev->cl_type & CL_DEVICE_TYPE_CPU) == 0 || mode != GGML_SCALE_MODE_NEAREST ||
+        op->ne[0] % src->ne[0] != 0 || op->ne[0] >= ((int64_t) 1 << 24) || op->ne[0] / src->ne[0] > 64 ||
+        !rows_f32(src) || !rows_f32(op)) {
+        return false;
+    }
+    return sf0 == (float) (op->ne[0] / src->ne[0]);
+}
+
 static enum ggml_status run_upscale(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     const struct ggml_tensor * src = op->src[0];
     const uint32_t mode = (uint32_t) ggml_get_op_params_i32(op, 0);
@@ -91,6 +120,20 @@ static enum ggml_status run_upscale(struct ggml_ocl_backend * be, struct ggml_te
     float sf[GGML_MAX_DIMS];
     for (int d = 0; d < GGML_MAX_DIMS; d++) {
         sf[d] = (float) op->ne[d] / (float) src->ne[d];
+    }
+    if (upscale_by_rows(be, op, mode, sf[0])) {
+        struct ggml_ocl_args a;
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_MISC2, "k_upscale_nearest_rows")) {
+            return GGML_STATUS_FAILED;
+        }
+        ggml_ocl_arg_tensor(&a, src);
+        ggml_ocl_arg_tensor(&a, op);
+        ggml_ocl_arg_i32(&a, (int32_t) (op->ne[0] / src->ne[0]));
+        for (int d = 1; d < GGML_MAX_DIMS; d++) {
+            ggml_ocl_arg_f32(&a, sf[d]);
+        }
+        const size_t rows = (size_t) (op->ne[1]*op->ne[2]*op->ne[3]);
+        return ggml_ocl_launch_nd(&a, 1, &rows, NULL);
     }
     float po = 0.5f;
     if (mode & GGML_SCALE_FLAG_ALIGN_CORNERS) {

@@ -144,6 +144,11 @@ static bool cases_upscale(struct bop_cases * list) {
         { { 37, 29, 2, 3 }, { 20, 50, 2, 3 }, GGML_SCALE_MODE_BILINEAR, BOP_LAYOUT_TRANS },
         { { 16, 9, 4, 2 }, { 33, 17, 2, 2 }, GGML_SCALE_MODE_BICUBIC, BOP_LAYOUT_PERM },
         { { 64, 48, 2, 1 }, { 17, 11, 2, 1 }, GGML_SCALE_MODE_BILINEAR | GGML_SCALE_FLAG_ANTIALIAS, BOP_LAYOUT_TRANS },
+        // nearest by an integer factor in dim 0 (the row kernel on CPU devices: 2 with a tail, 4, 1),
+        // strided source rows, the other dims stretched and shrunk
+        { { 37, 29, 2, 3 }, { 74, 50, 3, 2 }, GGML_SCALE_MODE_NEAREST, BOP_LAYOUT_PAD },
+        { { 13, 6, 2, 1 }, { 52, 6, 2, 1 }, GGML_SCALE_MODE_NEAREST, BOP_LAYOUT_PAD },
+        { { 9, 4, 1, 2 }, { 9, 7, 2, 1 }, GGML_SCALE_MODE_NEAREST, BOP_LAYOUT_CONT },
     };
     for (size_t k = 0; k < sizeof(more)/sizeof(more[0]); k++) {
         if (!add_interp(list, more[k].src, more[k].tgt, more[k].mode, more[k].layout)) {

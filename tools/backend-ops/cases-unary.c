@@ -79,9 +79,17 @@ static bool cases_unary_wide(struct bop_cases * list) {
             return false;
         }
     }
+    // F16: the negative side alone, where the results fall from about 0.2 into F16's denormals (the
+    // F16 kernels compute these functions at F16 precision)
+    for (size_t o = 0; o < sizeof(ops)/sizeof(ops[0]); o++) {
+        if (!add_unary_wide(list, ops[o], GGML_TYPE_F16, -20.0, 0.0)) {
+            return false;
+        }
+    }
     // EXP: up to just below float overflow, down past the denormals
     return add_unary_wide(list, GGML_UNARY_OP_EXP, GGML_TYPE_F32, -110.0, 88.0) &&
-           add_unary_wide(list, GGML_UNARY_OP_EXP, GGML_TYPE_F16, -30.0, 11.0);
+           add_unary_wide(list, GGML_UNARY_OP_EXP, GGML_TYPE_F16, -30.0, 11.0) &&
+           add_unary_wide(list, GGML_UNARY_OP_EXP, GGML_TYPE_F16, -18.0, 0.0);
 }
 
 static bool cases_unary(struct bop_cases * list) {

@@ -223,6 +223,62 @@ float16 vexp16(float16 x) {
     return select(p * s1 * s2, x, x != x);
 }
 
+// vexp16 for soft_max (arguments <= 0, results divided by a sum >= 1): results below float's
+// normal range (x < -87) are 0 and 2^n is applied at once. vexp16 reaches those results through
+// denormal arithmetic, which doubled the time of a soft_max whose mask holds -inf (PoCL on x86);
+// what is lost is below 1.6e-38 of the result. Same arithmetic as vexp16 otherwise; NaN stays NaN.
+float16 vexp16_ftz(float16 x) {
+    const float16 xc = select(x, (float16) -87.0f, x < -87.0f);
+    const float16 big = xc * 1.44269504088896341f + 12583039.0f;
+    const float16 n = big - 12583039.0f;
+    const float16 r = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
+    float16 p = 1.0f/5040.0f;
+    p = p * r + 1.0f/720.0f;
+    p = p * r + 1.0f/120.0f;
+    p = p * r + 1.0f/24.0f;
+    p = p * r + 1.0f/6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    return select(p * as_float16(as_int16(big) << 23), (float16) 0.0f, x < -87.0f);
+}
+
+// e^x of 16 values for results stored as F16 (11 bits): half the work of vexp16. x = (n + f) ln2,
+// |f| <= 1/2, 2^f by a degree-4 fit of relative error 2.9e-6 (fitted to minimise the largest
+// relative error, the constant term kept at 1), 2^n applied at once: x is clamped to [-87, 88],
+// where 2^n stays a normal float, so that intermediate results of SILU or GELU reach far past the
+// F16 range. n + 127 lands in the low mantissa bits of `big` (1.5*2^23 + 127 trick), and shifted
+// left by 23 it is 2^n's bit pattern. Relative error below 1e-5 (F16's half unit: 4.9e-4).
+float16 vexp16_h(float16 x) {
+    // written as selects so that a NaN passes through (fmin / fmax would replace it)
+    float16 xc = select(x, (float16) -87.0f, x < -87.0f);
+    xc = select(xc, (float16) 88.0f, xc > 88.0f);
+    const float16 big = xc * 1.44269504088896341f + 12583039.0f;
+    const float16 f = xc * 1.44269504088896341f - (big - 12583039.0f);
+    float16 p = 0.009582853f;
+    p = p * f + 0.055906426f;
+    p = p * f + 0.24024099f;
+    p = p * f + 0.69312418f;
+    p = p * f + 1.0f;
+    return p * as_float16(as_int16(big) << 23);
+}
+
+// GELU_ERF of 16 values for results stored as F16: as vgelu_erf16 with P of degree 5 (fitted over
+// z in [0, 4.6], error 6.2e-6 in the exponent, so erfc's relative error stays near 1e-5; past
+// z = 4.6 the negative side is below F16's smallest denormal anyway) and vexp16_h
+float16 vgelu_erf16_h(float16 x) {
+    const float16 z = fabs(x) * 0.70710678118654752440f;
+    const float16 t = 1.0f / (1.0f + 0.5f * z);
+    float16 q = 0.21901608f;
+    q = q * t - 0.67562079f;
+    q = q * t + 0.42972532f;
+    q = q * t + 0.28330249f;
+    q = q * t + 1.00906050f;
+    q = q * t - 1.26547742f;
+    const float16 erfc = t * vexp16_h(q - z * z);
+    return x * select(0.5f * erfc, 1.0f - 0.5f * erfc, x >= 0.0f);
+}
+
 // 0.5*(1 + erf(x/sqrt(2))) * x (GELU_ERF) of 16 values: erfc(z), z = |x|/sqrt(2), by the Chebyshev
 // fit t*exp(-z^2 + P(t)), t = 1/(1 + z/2), P of degree 9 (Numerical Recipes' erfcc: relative error
 // below 1.2e-7 for every z >= 0), so the negative side, where the result is x*erfc(z)/2, keeps its

@@ -295,7 +295,7 @@ __kernel void k_vsoft_max(__global const float * a, ulong oa, __global float * d
     mx = fmax(mx, sink);
     float16 vsum = (float16) 0.0f;
     for (long k = 0; k < n16; k++) {
-        const float16 e = vexp16(vload16(k, z) - mx);
+        const float16 e = vexp16_ftz(vload16(k, z) - mx);
         vsum += e;
         vstore16(e, k, z);
     }

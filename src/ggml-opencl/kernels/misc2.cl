@@ -31,6 +31,7 @@ void misc2_row(long r, const tdesc d, long * i1, long * i2, long * i3) {
 // of everything before it. The sum of the earlier tiles is carried with a compensation term so
 // that long rows do not drift. chunk = 1 makes adjacent items read adjacent elements (GPUs);
 // longer chunks spend fewer barriers per element (CPU devices run a work-group as a loop).
+// F32 only (ocl-op-misc2.c): plain loads and stores, no type switch per element.
 //
 __kernel void k_cumsum(__global const char * a, tdesc ad, __global char * dst, tdesc dd, int chunk,
                        __local float * buf) {
@@ -46,7 +47,7 @@ __kernel void k_cumsum(__global const char * a, tdesc ad, __global char * dst, t
         const long c0 = min(base + (long) lid*chunk, ne0), c1 = min(c0 + chunk, ne0);
         float part = 0.0f;
         for (long i0 = c0; i0 < c1; i0++) {
-            part += load_f(arow + i0*ad.nb[0], ad.type);
+            part += *(const __global float *) (arow + i0*ad.nb[0]);
         }
         buf[lid] = part;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -60,8 +61,8 @@ __kernel void k_cumsum(__global const char * a, tdesc ad, __global char * dst, t
         const float before = (carry - comp) + (lid > 0 ? buf[lid - 1] : 0.0f);
         float run = 0.0f;
         for (long i0 = c0; i0 < c1; i0++) {
-            run += load_f(arow + i0*ad.nb[0], ad.type);
-            store_f(drow + i0*dd.nb[0], dd.type, before + run);
+            run += *(const __global float *) (arow + i0*ad.nb[0]);
+            *(__global float *) (drow + i0*dd.nb[0]) = before + run;
         }
         // Kahan: carry + tile total, the lost low bits kept in comp
         const float y = buf[n - 1] - comp;
@@ -69,6 +70,37 @@ __kernel void k_cumsum(__global const char * a, tdesc ad, __global char * dst, t
         comp = (t - carry) - y;
         carry = t;
         barrier(CLK_LOCAL_MEM_FENCE); // everyone has read buf before the next tile overwrites it
+    }
+}
+
+// CUMSUM on CPU devices, rows of unit stride: a work-item per row, 16 values at a time (their
+// running sums by 4 shifted additions), the sum of the earlier blocks carried with a compensation
+// term as in k_cumsum
+__kernel void k_cumsum_rows(__global const char * a, tdesc ad, __global char * dst, tdesc dd) {
+    long i1, i2, i3;
+    misc2_row(get_global_id(0), dd, &i1, &i2, &i3);
+    const __global float * x = (const __global float *) TPTR(a, ad, 0, i1, i2, i3);
+    __global float * z = (__global float *) TPTR(dst, dd, 0, i1, i2, i3);
+    const long ne0 = dd.ne[0];
+    const float16 zero = (float16) 0.0f;
+    float carry = 0.0f, comp = 0.0f;
+    long j = 0;
+    for (; j + 16 <= ne0; j += 16) {
+        float16 v = vload16(0, x + j);
+        v += shuffle2(v, zero, (uint16) (16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
+        v += shuffle2(v, zero, (uint16) (16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+        v += shuffle2(v, zero, (uint16) (16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+        v += shuffle2(v, zero, (uint16) (16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7));
+        vstore16(v + (carry - comp), 0, z + j);
+        const float y = v.sf - comp;
+        const float t = carry + y;
+        comp = (t - carry) - y;
+        carry = t;
+    }
+    float run = 0.0f;
+    for (; j < ne0; j++) {
+        run += x[j];
+        z[j] = (carry - comp) + run;
     }
 }
 
@@ -159,6 +191,32 @@ void cubic_weights(float t, float w[4]) {
     w[1] = ((A + 2.0f)*x1 - (A + 3.0f))*x1*x1 + 1.0f;
     w[2] = ((A + 2.0f)*x2 - (A + 3.0f))*x2*x2 + 1.0f;
     w[3] = ((A*x3 - 5.0f*A)*x3 + 8.0f*A)*x3 - 4.0f*A;
+}
+
+// UPSCALE nearest by an integer factor k in dim 0, rows of unit stride (CPU devices, ocl-op-misc2.c
+// checks): a work-item per result row, its source row picked once, each source value stored k
+// times (the same picks as k_upscale: truncating i0 / k computed in float is i0 div k below 2^24)
+__kernel void k_upscale_nearest_rows(__global const char * a, tdesc ad, __global char * dst, tdesc dd, int k,
+                                     float sf1, float sf2, float sf3) {
+    long i1, i2, i3;
+    misc2_row(get_global_id(0), dd, &i1, &i2, &i3);
+    const __global float * s = (const __global float *) TPTR(a, ad, 0, nearest_src(i1, sf1, ad.ne[1]),
+                                                            nearest_src(i2, sf2, ad.ne[2]), nearest_src(i3, sf3, ad.ne[3]));
+    __global float * d = (__global float *) TPTR(dst, dd, 0, i1, i2, i3);
+    const long n0 = ad.ne[0];
+    long j = 0;
+    if (k == 2) {
+        const uint16 twice = (uint16) (0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+        for (; j + 8 <= n0; j += 8) {
+            vstore16(shuffle(vload8(0, s + j), twice), 0, d + 2*j);
+        }
+    }
+    for (; j < n0; j++) {
+        const float v = s[j];
+        for (int r = 0; r < k; r++) {
+            d[j*k + r] = v;
+        }
+    }
 }
 
 // UPSCALE is F32 only (ocl-op-misc2.c): plain loads, no type switch per tap
