@@ -15,13 +15,18 @@
 // prefetches of the next tile's rows are spread over all the groups of a tile (each group
 // takes its share of the rows), so that the memory stream is even rather than in bursts of a
 // group: 1.1x at 5 and 6 rows of B, the same elsewhere. The accumulators of a row are reduced
-// together by one tree of horizontal adds.
+// together by one tree of horizontal adds. With 5 or 6 rows of B (all float or all F16) the rows
+// go in 2 x 5 / 2 x 6 tiles in one pass instead (10 / 12 accumulators): A is widened once per
+// 5 or 6 FMAs instead of once per 3 and 2 (3 + 2 passes), which is what bound those passes:
+// 1.2 - 1.25x in L2, 1.08 - 1.16x streaming (docs/cpu-perf.md, wave 7).
 // Measured on an AVX2 Zen core (1 thread, CPU time) and slower: 2 x 4 tiles with k blocks of
 // 2048 (B in L2; 8 accumulators), the same with B blocks of 16 KB, B blocks of 32 KB (in L1:
 // 0.8x, the short runs of A cost more than B's L2 loads) or 1 MB, no prefetch (0.85x), a
 // prefetch 4 tiles ahead or into L2 only, widening the rows once into a float buffer, and the
 // tile written with accumulator arrays (the compiler spilled them and folded the B loads into
-// every FMA).
+// every FMA); B packed per k block into an L1-sized buffer (16 KB; A then streams in runs of
+// 1 - 2 KB per row: 0.8x streaming and 0.85x in L2 at 5 .. 16 rows of B, prefetching 1, 2 or 4
+// tiles ahead alike).
 
 #include "x86-kernels.h"
 #include "ggml-impl.h"
