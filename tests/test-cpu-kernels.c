@@ -197,7 +197,7 @@ static void check_rope(const struct ggml_cpu_kernels * kt, const char * lv) {
 // gemv_cols_h (where the level has it) the same way, its first nh rows of B from F16 copies
 // (nh = 0, 4, nb and nb - 3: passes of F16 rows, of float rows and both mixed); the reference
 // uses the F16 values, so the bound is the same (the rounding to F16 is the caller's, checked in
-// test-cpu-matmul).
+// test-cpu-matmul). A sixth pass: gemv_cols with rows of B one float off their alignment.
 static void check_gemv_cols(const struct ggml_cpu_kernels * kt, const char * lv) {
     enum { CK = 4099, CN = 13, CLDO = 16 };
     static unsigned char araw[CN*CK*4];
@@ -228,11 +228,16 @@ static void check_gemv_cols(const struct ggml_cpu_kernels * kt, const char * lv)
             }
             const struct ggml_mm_src a = { (const char *) araw, t, (int64_t) es*K, (int64_t) es };
             for (int nb = 1; nb <= GGML_MM_COLS_MAX; nb++) {
-                const int nhs[] = { -1, 0, nb < 4 ? nb : 4, nb, nb > 3 ? nb - 3 : 0 }; // -1: gemv_cols
-                for (int hi = 0; hi < 5; hi++) {
-                    const int nh = nhs[hi];
-                    if (nh >= 0 && kt->gemv_cols_h == NULL) {
-                        break;
+                const int nhs[] = { -1, 0, nb < 4 ? nb : 4, nb, nb > 3 ? nb - 3 : 0, -1 }; // -1: gemv_cols
+                for (int hi = 0; hi < 6; hi++) {
+                    const int nh  = nhs[hi];
+                    const int off = hi == 5; // B rows from element 1: not 32-byte aligned
+                    if ((nh >= 0 && kt->gemv_cols_h == NULL) || (off && K == CK)) {
+                        continue;
+                    }
+                    const float * bo[GGML_MM_COLS_MAX];
+                    for (int m = 0; m < GGML_MM_COLS_MAX; m++) {
+                        bo[m] = bm[m] + off;
                     }
                     const int nn = 1 + (nb*5 + hi) % CN; // 1 .. 13 rows, starting at row 13 - nn
                     const int n0 = CN - nn;
@@ -240,13 +245,13 @@ static void check_gemv_cols(const struct ggml_cpu_kernels * kt, const char * lv)
                         out[i] = -12345.0f;
                     }
                     if (nh < 0) {
-                        kt->gemv_cols(&a, n0, nn, K, bp, nb, out, CLDO);
+                        kt->gemv_cols(&a, n0, nn, K, bo, nb, out, CLDO);
                     } else {
                         kt->gemv_cols_h(&a, n0, nn, K, bp, bhp, nh, nb, out, CLDO);
                     }
                     int bad = 0;
                     for (int m = 0; m < nb; m++) {
-                        const float * brow = m < nh ? bhf[m] : bm[m];
+                        const float * brow = m < nh ? bhf[m] : bm[m] + off;
                         for (int i = 0; i < nn; i++) {
                             double ref = 0.0, mag = 0.0;
                             for (int k = 0; k < K; k++) {

@@ -344,12 +344,17 @@ static void test_mul_mat_cols(void) {
         }
     }
     // K a multiple of 8: rows of B used in place when 32-byte aligned (odd K: copied to scratch),
-    // 5 (3 + 2 rows of B per pass), 9 (4 + 3 + 2), 13 rows
-    static const int64_t ms[] = { 5, 8, 9, 13, 16 };
+    // 5 and 6 (2 x 5 / 2 x 6 tiles, one pass), 8, 9 (4 + 3 + 2), 13 rows
+    static const int64_t ms[] = { 5, 6, 8, 9, 13, 16 };
     for (size_t mi = 0; mi < sizeof(ms)/sizeof(ms[0]); mi++) {
         for (int t = 0; t < 3; t++) {
             mul_mat_case(k_types[t], GGML_TYPE_F32, 2112, 29, ms[mi], 1, 1, 1, 1, 0);
         }
+    }
+    // 2 x 5 / 2 x 6 tiles: 2, 3 and 4 rows of A (no tile to prefetch, an odd last row)
+    for (int64_t n = 2; n <= 4; n++) {
+        mul_mat_case(GGML_TYPE_F16, GGML_TYPE_F32, 1029, n, 5, 1, 1, 1, 1, 0);
+        mul_mat_case(GGML_TYPE_BF16, GGML_TYPE_F32, 1029, n, 6, 1, 1, 1, 1, 0);
     }
     // converted or gathered activations, broadcast batches, a single row of A, K < 8
     mul_mat_case(GGML_TYPE_F16,  GGML_TYPE_F16,  301, 70, 9,  1, 1, 1, 1, 0);

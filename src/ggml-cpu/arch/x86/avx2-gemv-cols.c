@@ -15,13 +15,18 @@
 // prefetches of the next tile's rows are spread over all the groups of a tile (each group
 // takes its share of the rows), so that the memory stream is even rather than in bursts of a
 // group: 1.1x at 5 and 6 rows of B, the same elsewhere. The accumulators of a row are reduced
-// together by one tree of horizontal adds.
+// together by one tree of horizontal adds. With 5 or 6 rows of B (all float or all F16) the rows
+// go in 2 x 5 / 2 x 6 tiles in one pass instead (10 / 12 accumulators): A is widened once per
+// 5 or 6 FMAs instead of once per 3 and 2 (3 + 2 passes), which is what bound those passes:
+// 1.2 - 1.25x in L2, 1.08 - 1.16x streaming (docs/cpu-perf.md, wave 7).
 // Measured on an AVX2 Zen core (1 thread, CPU time) and slower: 2 x 4 tiles with k blocks of
 // 2048 (B in L2; 8 accumulators), the same with B blocks of 16 KB, B blocks of 32 KB (in L1:
 // 0.8x, the short runs of A cost more than B's L2 loads) or 1 MB, no prefetch (0.85x), a
 // prefetch 4 tiles ahead or into L2 only, widening the rows once into a float buffer, and the
 // tile written with accumulator arrays (the compiler spilled them and folded the B loads into
-// every FMA).
+// every FMA); B packed per k block into an L1-sized buffer (16 KB; A then streams in runs of
+// 1 - 2 KB per row: 0.8x streaming and 0.85x in L2 at 5 .. 16 rows of B, prefetching 1, 2 or 4
+// tiles ahead alike).
 
 #include "x86-kernels.h"
 #include "ggml-impl.h"
@@ -224,6 +229,58 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const bool BH, co
     }
 }
 
+// 2 rows of A x G = 5 or 6 rows of B in one pass (10 or 12 accumulators): A widened once per
+// G FMAs of a row instead of once per 3 and 2 (3 + 2 passes at G = 5) or 3 + 3 (G = 6)
+#define CK_FMA2(j)                                                              \
+    do {                                                                        \
+        if (G > (j)) {                                                          \
+            __m256 y = ck_loadb(BH, b##j, k); CK_IN_REG(y);                     \
+            d0##j = _mm256_fmadd_ps(x0, y, d0##j);                              \
+            d1##j = _mm256_fmadd_ps(x1, y, d1##j);                              \
+        }                                                                       \
+    } while (0)
+
+// the 2 x G case of ck_tile (same contract; PF: rows 0 and 1 of pf)
+GGML_TARGET_AVX2 CK_INLINE void ck_tile2(enum ggml_type type, const bool BH, const int G, const bool PF, int64_t kb,
+                                         const char * a0, int64_t s_r, const void * const * b, float * out,
+                                         int64_t ldo, bool add, const char * pf) {
+    const int64_t es  = (int64_t) ggml_mm_type_size(type);
+    const int64_t kb8 = kb & ~(int64_t) 7;
+    const void * b0 = b[0], * b1 = b[1], * b2 = b[2], * b3 = b[3], * b4 = b[4];
+    const void * b5 = G > 5 ? b[5] : b[4];
+    __m256 d00 = _mm256_setzero_ps(), d01 = d00, d02 = d00, d03 = d00, d04 = d00, d05 = d00;
+    __m256 d10 = d00, d11 = d00, d12 = d00, d13 = d00, d14 = d00, d15 = d00;
+    for (int64_t k = 0; k < kb8; k += 8) {
+        if (PF && ((k*es) & 63) == 0) {
+            _mm_prefetch(pf + k*es, CK_PF_HINT);
+            _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
+        }
+        __m256 x0 = ck_load8(type, a0 + k*es); CK_IN_REG(x0);
+        __m256 x1 = ck_load8(type, a0 + s_r + k*es); CK_IN_REG(x1);
+        CK_FMA2(0); CK_FMA2(1); CK_FMA2(2); CK_FMA2(3); CK_FMA2(4); CK_FMA2(5);
+    }
+    const __m256 z = _mm256_setzero_ps();
+    float v[2][8];
+    _mm_storeu_ps(v[0], ck_reduce4(d00, d01, d02, d03));
+    _mm_storeu_ps(v[0] + 4, ck_reduce4(d04, G > 5 ? d05 : z, z, z));
+    _mm_storeu_ps(v[1], ck_reduce4(d10, d11, d12, d13));
+    _mm_storeu_ps(v[1] + 4, ck_reduce4(d14, G > 5 ? d15 : z, z, z));
+    for (int r = 0; r < 2; r++) {
+        if (kb8 < kb) {
+            float tail[8];
+            ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
+            for (int m = 0; m < G; m++) {
+                for (int64_t kt = kb8; kt < kb; kt++) {
+                    v[r][m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
+                }
+            }
+        }
+        for (int m = 0; m < G; m++) {
+            out[m*ldo + r] = add ? out[m*ldo + r] + v[r][m] : v[r][m];
+        }
+    }
+}
+
 // R rows of A from a0 against every row of B: the first nh rows (F16) CK_G at a time, then the
 // float rows CK_G at a time (the last five as 3 + 2); pf (NULL: none) is the next tile's rows, of
 // which pass p of the n_pass passes prefetches rows p, p + n_pass, ...
@@ -274,6 +331,39 @@ GGML_TARGET_AVX2 CK_INLINE void ck_rows(enum ggml_type type, const int R, int64_
     }
 }
 
+// rows 0 .. nn - 1 of A from a0 in 2 x nb tiles (nb = 5 or 6, the rows of B all F16 or all float),
+// the next tile's rows prefetched; answers the rows done (nn rounded down to even)
+GGML_TARGET_AVX2 CK_INLINE int64_t ck_rows2(enum ggml_type type, int64_t kb, const char * a0, int64_t s_r,
+                                            const void * const * bk, int nh, int nb, int64_t nn, float * out,
+                                            int64_t ldo, bool add) {
+    if (nh != 0 && nh != nb) {
+        return 0;
+    }
+    const bool bh = nh == nb;
+    int64_t i = 0;
+    for (; i + 2 <= nn; i += 2) {
+        const char * ai = a0 + i*s_r;
+        const char * pf = i + 4 <= nn ? ai + 2*s_r : NULL;
+        float *      o  = out + i;
+        if (pf == NULL) {
+            if (bh) {
+                if (nb == 5) ck_tile2(type, true, 5, false, kb, ai, s_r, bk, o, ldo, add, NULL);
+                else         ck_tile2(type, true, 6, false, kb, ai, s_r, bk, o, ldo, add, NULL);
+            } else {
+                if (nb == 5) ck_tile2(type, false, 5, false, kb, ai, s_r, bk, o, ldo, add, NULL);
+                else         ck_tile2(type, false, 6, false, kb, ai, s_r, bk, o, ldo, add, NULL);
+            }
+        } else if (bh) {
+            if (nb == 5) ck_tile2(type, true, 5, true, kb, ai, s_r, bk, o, ldo, add, pf);
+            else         ck_tile2(type, true, 6, true, kb, ai, s_r, bk, o, ldo, add, pf);
+        } else {
+            if (nb == 5) ck_tile2(type, false, 5, true, kb, ai, s_r, bk, o, ldo, add, pf);
+            else         ck_tile2(type, false, 6, true, kb, ai, s_r, bk, o, ldo, add, pf);
+        }
+    }
+    return i;
+}
+
 // k per block: B's block (nh rows of F16, the others float) within CK_B_BYTES, a multiple of 64
 static int64_t ck_block_k(int nh, int nb) {
     const size_t  per_k = (size_t) nh*sizeof(ggml_fp16_t) + (size_t)(nb - nh)*sizeof(float);
@@ -295,6 +385,9 @@ GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm
         }
         const char * a0 = a->data + n0*a->s_r + k0*es;
         int64_t i = 0;
+        if (nb == 5 || nb == 6) {
+            i = ck_rows2(type, kb, a0, a->s_r, bk, nh, nb, nn, out, ldo, add); // an odd last row below
+        }
         for (; i + CK_R <= nn; i += CK_R) {
             const int64_t ip = i + CK_PF_TILES*CK_R;
             const char *  pf = CK_PF_TILES > 0 && ip + CK_R <= nn ? a0 + ip*a->s_r : NULL;
