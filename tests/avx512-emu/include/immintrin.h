@@ -395,6 +395,18 @@ static inline __m512i emu_mm512_cvtepi16_epi32(__m256i v) {
 #    define _mm512_cvtepi16_epi32(v) emu_mm512_cvtepi16_epi32(v)
 #endif
 
+#ifndef _mm512_cvtepi8_epi32
+static inline __m512i emu_mm512_cvtepi8_epi32(__m128i v) {
+    EMU_GET(int8_t, a, v);
+    int32_t r[16];
+    for (int i = 0; i < 16; i++) {
+        r[i] = a[i];
+    }
+    EMU_PUT(__m512i, r);
+}
+#    define _mm512_cvtepi8_epi32(v) emu_mm512_cvtepi8_epi32(v)
+#endif
+
 // SIMDe 0.7.4 declares this alias with four parameters (the function takes two)
 #undef _mm512_madd_epi16
 #define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16((a), (b))
