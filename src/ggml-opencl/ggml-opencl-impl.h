@@ -218,10 +218,22 @@ struct ggml_ocl_backend {
     // of one queue run in order, so each node may reuse it
     cl_mem scratch;
     size_t scratch_size;
+
+    // F16 -> F16 tables of the unary functions (ocl-unary-table.c), created on first use
+    cl_mem unary_tables[GGML_UNARY_OP_COUNT];
+    bool   unary_table_failed[GGML_UNARY_OP_COUNT];
 };
 
 // the backend's scratch memory of at least `bytes` (NULL, logged, when it cannot be allocated)
 cl_mem ggml_ocl_scratch(struct ggml_ocl_backend * be, size_t bytes);
+
+// exact F16 -> F16 unary functions by table (ocl-unary-table.c): whether op has one; the 65536
+// entries (f of the F16 value with bits i in double, rounded to F16 once); the backend's device
+// copy (created on first use, NULL, logged, when it cannot be: the computed kernel runs then)
+bool     ggml_ocl_unary_table_has(int op);
+bool     ggml_ocl_unary_table_fill(int op, uint16_t * table);
+uint16_t ggml_ocl_double_to_half(double x);
+cl_mem   ggml_ocl_unary_table(struct ggml_ocl_backend * be, int op);
 
 //
 // kernel profiling (ocl-profile.c), GGML_OPENCL_PROFILE=1: the backend's queue is created with

@@ -204,6 +204,11 @@ static void ocl_backend_free(ggml_backend_t backend) {
     if (be->scratch != NULL) {
         GGML_OCL_OK(clReleaseMemObject(be->scratch), "clReleaseMemObject");
     }
+    for (int i = 0; i < GGML_UNARY_OP_COUNT; i++) {
+        if (be->unary_tables[i] != NULL) {
+            GGML_OCL_OK(clReleaseMemObject(be->unary_tables[i]), "clReleaseMemObject");
+        }
+    }
     if (be->queue != NULL) {
         GGML_OCL_OK(clReleaseCommandQueue(be->queue), "clReleaseCommandQueue");
     }

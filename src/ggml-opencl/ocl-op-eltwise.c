@@ -139,7 +139,50 @@ static const char * unary_flat_kernel_f16(int code) {
     }
 }
 
+// F16 -> F16 through the function's exact table (ocl-unary-table.c); false when there is none
+static bool run_unary_table(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, enum ggml_status * st) {
+    if (op->type != GGML_TYPE_F16 || op->src[0]->type != GGML_TYPE_F16 || !ggml_ocl_unary_table_has(code)) {
+        return false;
+    }
+    // on a CPU device (PoCL) a look-up per value costs about what SILU or GELU compute, so there
+    // only GELU_ERF, whose erf costs more, takes the table (docs/opencl.md, wave 7)
+    if (!(be->dev->cl_type & CL_DEVICE_TYPE_GPU) && code != GGML_UNARY_OP_GELU_ERF) {
+        return false;
+    }
+    cl_mem table = ggml_ocl_unary_table(be, code);
+    if (table == NULL) {
+        return false;
+    }
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_unary_table_h")) {
+        *st = GGML_STATUS_FAILED;
+        return true;
+    }
+    cl_mem mem = NULL;
+    size_t offs = 0;
+    bool ok = ggml_ocl_tensor_mem(op->src[0], "k_unary_table_h", &mem, &offs) && offs % 2 == 0;
+    const cl_ulong os = offs / 2;
+    ggml_ocl_arg_raw(&a, sizeof(mem), &mem);
+    ggml_ocl_arg_raw(&a, sizeof(os), &os);
+    ok = ggml_ocl_tensor_mem(op, "k_unary_table_h", &mem, &offs) && offs % 2 == 0 && ok;
+    const cl_ulong od = offs / 2;
+    ggml_ocl_arg_raw(&a, sizeof(mem), &mem);
+    ggml_ocl_arg_raw(&a, sizeof(od), &od);
+    ggml_ocl_arg_i64(&a, ggml_nelements(op));
+    ggml_ocl_arg_raw(&a, sizeof(table), &table);
+    if (!ok) {
+        a.failed = true;
+    }
+    const size_t items = (size_t) ((ggml_nelements(op) + 31) / 32);
+    *st = ggml_ocl_launch_nd(&a, 1, &items, NULL);
+    return true;
+}
+
 static enum ggml_status run_unary_flat(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, const float p[4]) {
+    enum ggml_status st = GGML_STATUS_SUCCESS;
+    if (run_unary_table(be, op, code, &st)) {
+        return st;
+    }
     const char * kname = op->type == GGML_TYPE_F16 ? unary_flat_kernel_f16(code) : NULL;
     struct ggml_ocl_args a;
     if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, kname != NULL ? kname : unary_flat_kernel(code))) {

@@ -260,6 +260,30 @@ UNARY_FLAT_KERNEL(k_unary_flat_sin, sin(x))
 UNARY_FLAT_KERNEL(k_unary_flat_cos, cos(x))
 UNARY_FLAT_KERNEL(k_unary_flat_scale, x*p0 + p1)
 
+// F16 -> F16 unary function by table (ocl-unary-table.c): dst = table[bits of src], 32 values per
+// work-item; exact, since each entry is the function rounded to F16 once
+__kernel void k_unary_table_h(__global const ushort * src, ulong os, __global ushort * dst, ulong od, long n,
+                              __global const ushort * table) {
+    const long i = get_global_id(0) * 32;
+    const __global ushort * s = src + os + i;
+    __global ushort * d = dst + od + i;
+    if (i + 32 <= n) {
+        // whole vectors in and out; the 16 look-ups of a vector are independent loads
+        for (int h = 0; h < 2; h++) {
+            const ushort16 x = vload16(h, s);
+            const ushort16 y = (ushort16) (table[x.s0], table[x.s1], table[x.s2], table[x.s3],
+                                           table[x.s4], table[x.s5], table[x.s6], table[x.s7],
+                                           table[x.s8], table[x.s9], table[x.sa], table[x.sb],
+                                           table[x.sc], table[x.sd], table[x.se], table[x.sf]);
+            vstore16(y, h, d);
+        }
+        return;
+    }
+    for (long k = 0; k < n - i; k++) {
+        d[k] = table[s[k]];
+    }
+}
+
 // ops of k_binary
 #define B_ADD 0
 #define B_SUB 1
