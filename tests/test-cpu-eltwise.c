@@ -703,7 +703,9 @@ static void test_reduce(void) {
         // argsort both orders and top_k: ties, -0 and +0, NaN
         for (int large = 0; large < 2; large++) {
             const int64_t n0 = large ? 300 : 37, n1 = large ? 40 : 5;
-            for (int what = 0; what < 3; what++) {
+            // top_k: the insertion (k <= 32), heap (k <= n/8) and full-sort selections and their edges
+            const int64_t ks[] = { n0/4, 1, 2, 31, 32, 33, n0 - 1, n0 };
+            for (int what = 0; what < 2 + (int) (sizeof(ks)/sizeof(ks[0])); what++) {
                 ctx_reset();
                 struct ggml_tensor * a = mk4(type, n0, n1, 2, 1, large ? L_CONTIG : L_TRANS, -6, 6);
                 for (int64_t i = 0; i < ggml_nelements(a); i += 3) {
@@ -712,10 +714,10 @@ static void test_reduce(void) {
                     const double v = ggml_ref_get(a, i0, i1, i2, i3);
                     tset(a, i0, i1, i2, i3, i % 9 == 0 ? (v > 0 ? 0.0 : -0.0) : (i % 51 == 3 ? NAN : floor(v)));
                 }
-                struct ggml_tensor * r = what == 2 ? ggml_top_k(g_ctx, a, (int) (n0/4)) :
+                struct ggml_tensor * r = what >= 2 ? ggml_top_k(g_ctx, a, (int) ks[what - 2]) :
                     ggml_argsort(g_ctx, a, what == 0 ? GGML_SORT_ORDER_ASC : GGML_SORT_ORDER_DESC);
-                check_node(r, large ? 2 : 1, B_EXACT, "%s %s%s", what == 2 ? "top_k" : (what == 0 ? "argsort asc" : "argsort desc"),
-                        tn, large ? " large" : "");
+                check_node(r, large ? 2 : 1, B_EXACT, "%s %s%s k=%lld", what >= 2 ? "top_k" : (what == 0 ? "argsort asc" : "argsort desc"),
+                        tn, large ? " large" : "", what >= 2 ? (long long) ks[what - 2] : 0LL);
             }
         }
     }

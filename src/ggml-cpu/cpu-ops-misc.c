@@ -145,6 +145,20 @@ static void roll_row(const struct ggml_tensor * a, struct ggml_tensor * dst, int
 static void reflect_row(const struct ggml_tensor * a, struct ggml_tensor * dst, int64_t i1, int64_t i2, int64_t i3) {
     const int64_t p0 = ggml_get_op_params_i32(dst, 0);
     const int64_t n = a->ne[0];
+    if (a->nb[0] == sizeof(float) && dst->nb[0] == sizeof(float)) {
+        // packed rows: the middle is a copy, the edges are reversed copies of src[1..p0] and src[n-1-p1..n-2]
+        const int64_t p1 = dst->ne[0] - n - p0;
+        const float * src = (const float *) misc_ptr(a, 0, i1, i2, i3);
+        float * out = (float *) misc_ptr(dst, 0, i1, i2, i3);
+        memcpy(out + p0, src, (size_t) n*sizeof(float));
+        for (int64_t i = 0; i < p0; i++) {
+            out[i] = src[p0 - i];
+        }
+        for (int64_t i = 0; i < p1; i++) {
+            out[p0 + n + i] = src[n - 2 - i];
+        }
+        return;
+    }
     for (int64_t i0 = 0; i0 < dst->ne[0]; i0++) {
         int64_t j = i0 - p0;
         j = j < 0 ? -j : (j >= n ? 2*(n - 1) - j : j);

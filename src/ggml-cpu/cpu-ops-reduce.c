@@ -221,6 +221,68 @@ static void sort_items(uint64_t * items, uint64_t * tmp, int64_t n) {
     }
 }
 
+// TOP_K with k small against n selects instead of sorting: up to this k a sorted buffer with
+// insertion, above it (while k <= n/TOPK_HEAP_RATIO) a max-heap of the k smallest items
+#define TOPK_INSERT_MAX 32
+#define TOPK_HEAP_RATIO 8
+
+static inline void heap_sift_down(uint64_t * h, int64_t i, int64_t n) {
+    const uint64_t v = h[i];
+    for (;;) {
+        int64_t c = 2*i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && h[c + 1] > h[c]) {
+            c++;
+        }
+        if (h[c] <= v) {
+            break;
+        }
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+// leaves the k smallest of the n items in items[0..k), ascending. The items (key << 32 | index)
+// are distinct, so the result is the first k of the full sort, ties and NaN included.
+static void select_items(uint64_t * items, int64_t n, int64_t k) {
+    if (k <= TOPK_INSERT_MAX) {
+        for (int64_t i = 1; i < n; i++) {
+            const uint64_t v = items[i];
+            int64_t j = i < k ? i : k;
+            if (j == k && v >= items[k - 1]) {
+                continue;
+            }
+            if (j == k) {
+                j = k - 1; // the largest kept item drops out
+            }
+            while (j > 0 && items[j - 1] > v) {
+                items[j] = items[j - 1];
+                j--;
+            }
+            items[j] = v;
+        }
+        return;
+    }
+    for (int64_t i = k/2 - 1; i >= 0; i--) {
+        heap_sift_down(items, i, k);
+    }
+    for (int64_t i = k; i < n; i++) {
+        if (items[i] < items[0]) {
+            items[0] = items[i];
+            heap_sift_down(items, 0, k);
+        }
+    }
+    for (int64_t end = k - 1; end > 0; end--) {
+        const uint64_t t = items[0];
+        items[0] = items[end];
+        items[end] = t;
+        heap_sift_down(items, 0, end);
+    }
+}
+
 // per thread: the row as float, the items and the radix sort's second buffer
 static size_t sort_thread_bytes(int64_t n) {
     const size_t bytes = (size_t) n*(sizeof(float) + 2*sizeof(uint64_t));
@@ -256,7 +318,11 @@ static enum ggml_status sort_forward(const struct ggml_compute_params * params, 
         for (int64_t i = 0; i < n; i++) {
             items[i] = (uint64_t) sort_key(row_f[i], desc) << 32 | (uint64_t) i;
         }
-        sort_items(items, tmp, n);
+        if (dst->op == GGML_OP_TOP_K && k < n && (k <= TOPK_INSERT_MAX || k <= n/TOPK_HEAP_RATIO)) {
+            select_items(items, n, k);
+        } else {
+            sort_items(items, tmp, n);
+        }
         char * out = (char *) reduce_row_ptr(dst, i1, i2, i3);
         for (int64_t i = 0; i < k; i++) {
             const int32_t v = (int32_t) (items[i] & 0xffffffffu);

@@ -159,6 +159,29 @@ static bool cases_pads(struct bop_cases * list) {
             return false;
         }
     }
+    // reflection edge paddings: none, one, ne0 - 1 on either side, on strided and permuted sources
+    static const int32_t epads[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 1, 1 }, { 16, 0 }, { 0, 16 }, { 16, 16 } };
+    static const int64_t eshape[4] = { 17, 3, 2, 2 };
+    for (size_t k = 0; k < sizeof(epads)/sizeof(epads[0]); k++) {
+        for (int l = 0; l < 3; l++) {
+            const enum bop_layout layout = l == 0 ? BOP_LAYOUT_CONT : l == 1 ? BOP_LAYOUT_PAD : BOP_LAYOUT_PERM;
+            const int32_t p[8] = { epads[k][0], epads[k][1] };
+            char extra[32];
+            snprintf(extra, sizeof(extra), "p0=%d,p1=%d", p[0], p[1]);
+            if (add_misc(list, GGML_OP_PAD_REFLECT_1D, MISC_REFLECT, GGML_TYPE_F32, eshape, layout, p, extra) == NULL) {
+                return false;
+            }
+        }
+    }
+    // perf: the family's suite shape
+    static const int64_t pshape[4] = { 512, 34, 2, 1 };
+    const int32_t pp[8] = { 10, 9 };
+    struct bop_case * c = add_misc(list, GGML_OP_PAD_REFLECT_1D, MISC_REFLECT, GGML_TYPE_F32, pshape, BOP_LAYOUT_CONT, pp,
+                                   "p0=10,p1=9");
+    if (c == NULL) {
+        return false;
+    }
+    c->modes = BOP_MODE_PERF;
     return true;
 }
 

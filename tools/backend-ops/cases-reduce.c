@@ -112,7 +112,9 @@ bool bops_cases_reduce(struct bop_cases * list) {
     // TOP_K: k from 1 to the whole row
     static const struct { int64_t ne[4]; int k; } tops[] = {
         { { 100, 5, 2, 1 }, 1 }, { { 100, 5, 2, 1 }, 7 }, { { 100, 5, 2, 1 }, 100 }, { { 1000, 3, 1, 1 }, 40 },
-        { { 17, 4, 1, 1 }, 16 },
+        { { 17, 4, 1, 1 }, 16 }, { { 100, 5, 2, 1 }, 2 }, { { 100, 5, 2, 1 }, 31 }, { { 100, 5, 2, 1 }, 32 },
+        { { 100, 5, 2, 1 }, 33 }, { { 100, 5, 2, 1 }, 99 }, { { 1000, 3, 1, 1 }, 100 }, { { 1000, 3, 1, 1 }, 300 }, { { 32, 3, 1, 1 }, 32 },
+        { { 33, 3, 1, 1 }, 32 }, { { 1, 2, 1, 1 }, 1 },
     };
     for (size_t t = 0; t < 2; t++) {
         for (size_t s = 0; s < sizeof(tops)/sizeof(tops[0]); s++) {
@@ -152,5 +154,13 @@ bool bops_cases_reduce(struct bop_cases * list) {
     }
     c->modes = BOP_MODE_PERF;
     c->i[2] = 40;
+    // the family's suite shape: one short row, k = 1
+    static const int64_t short_row[4] = { 1000, 1, 1, 1 };
+    c = add_index(list, GGML_OP_TOP_K, GGML_TYPE_F32, short_row, BOP_FILL_DISTINCT, ",k=1");
+    if (c == NULL) {
+        return false;
+    }
+    c->modes = BOP_MODE_PERF;
+    c->i[2] = 1;
     return true;
 }
