@@ -197,6 +197,20 @@ int qblock_bytes(int t) {
     }
 }
 
+// e^r for |r| <= ln2/2 by its Taylor series to r^7 (truncation below 3e-9 relative): the part
+// vexp16 and vexp16_ftz share
+float16 vexp16_taylor(float16 r) {
+    float16 p = 1.0f/5040.0f;
+    p = p * r + 1.0f/720.0f;
+    p = p * r + 1.0f/120.0f;
+    p = p * r + 1.0f/24.0f;
+    p = p * r + 1.0f/6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    return p;
+}
+
 // e^x of 16 values in plain vector arithmetic (PoCL calls the library's exp once per value, which
 // bounds the element-wise ops): x = n ln2 + r with |r| <= ln2/2 (ln2 in two parts, the first with
 // few bits so that n*LN2_HI is exact), e^r by its Taylor series to r^7 (truncation below 3e-9
@@ -208,14 +222,7 @@ float16 vexp16(float16 x) {
     const float16 big = xc * 1.44269504088896341f + 12582912.0f;
     const float16 n = big - 12582912.0f;
     const float16 r = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
-    float16 p = 1.0f/5040.0f;
-    p = p * r + 1.0f/720.0f;
-    p = p * r + 1.0f/120.0f;
-    p = p * r + 1.0f/24.0f;
-    p = p * r + 1.0f/6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    const float16 p = vexp16_taylor(r);
     const int16 ni = as_int16(big) - 0x4B400000;
     const int16 n1 = ni >> 1;
     const float16 s1 = as_float16((n1 + 127) << 23);
@@ -232,14 +239,7 @@ float16 vexp16_ftz(float16 x) {
     const float16 big = xc * 1.44269504088896341f + 12583039.0f;
     const float16 n = big - 12583039.0f;
     const float16 r = (xc - n * 0.693145751953125f) - n * 1.42860682030941723212e-6f;
-    float16 p = 1.0f/5040.0f;
-    p = p * r + 1.0f/720.0f;
-    p = p * r + 1.0f/120.0f;
-    p = p * r + 1.0f/24.0f;
-    p = p * r + 1.0f/6.0f;
-    p = p * r + 0.5f;
-    p = p * r + 1.0f;
-    p = p * r + 1.0f;
+    const float16 p = vexp16_taylor(r);
     return select(p * as_float16(as_int16(big) << 23), (float16) 0.0f, x < -87.0f);
 }
 
