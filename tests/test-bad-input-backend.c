@@ -253,7 +253,9 @@ static void test_tensor_data(void) {
 static void test_allocators(void) {
     struct ggml_context * ctx = ctx_new(ggml_graph_overhead() + 32 * ggml_tensor_overhead(), true);
     struct ggml_tensor * a = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 64);
-    struct ggml_tensor * huge = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, (int64_t) 1 << 40);
+    // 1 PiB of data: beyond the 47-bit user address space, so no allocation can succeed, not even
+    // where the kernel overcommits memory without limit (vm.overcommit_memory=1)
+    struct ggml_tensor * huge = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, (int64_t) 1 << 48);
     struct ggml_tensor * c = ggml_scale(ctx, a, 2.0f);
     struct ggml_cgraph * gf = ggml_new_graph(ctx);
     ggml_build_forward_expand(gf, c);
@@ -313,7 +315,7 @@ static void test_allocators(void) {
     BAD(b = ggml_backend_alloc_ctx_tensors_from_buft(ctx, NULL), b == NULL);
     BAD(b = ggml_backend_alloc_ctx_tensors_from_buft(NULL, ggml_backend_cpu_buffer_type()), b == NULL);
     BAD(sz = ggml_backend_alloc_ctx_tensors_from_buft_size(NULL, ggml_backend_cpu_buffer_type()), sz == 0);
-    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type()), b == NULL); // holds 4 TiB
+    BAD_CODE(GGML_ERROR_OUT_OF_MEMORY, b = ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type()), b == NULL); // holds 1 PiB
     struct ggml_context * actx = ctx_new(1 << 16, false); // tensors with data: nothing to allocate
     ggml_new_tensor_1d(actx, GGML_TYPE_F32, 4);
     QUIET(b = ggml_backend_alloc_ctx_tensors_from_buft(actx, ggml_backend_cpu_buffer_type()), b == NULL);
