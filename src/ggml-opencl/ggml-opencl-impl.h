@@ -130,6 +130,11 @@ struct ggml_ocl_device {
     bool     fp16;                 // cl_khr_fp16 (half arithmetic; half storage is always there)
     bool     fp64;                 // cl_khr_fp64
     bool     unified_memory;       // CL_DEVICE_HOST_UNIFIED_MEMORY
+    bool     cpu_kernels;          // pick the kernels shaped for CPU devices (few work-items, long
+                                   // rows each): CL_DEVICE_TYPE_CPU, or GGML_OPENCL_KERNELS=cpu|gpu
+    bool     exact_div_sqrt;       // CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: programs are built with
+                                   // -cl-fp32-correctly-rounded-divide-sqrt
+    char     build_options[96];    // the options every program of this device is built with
 
     atomic_size_t allocated;       // bytes of device buffers alive (for memory_free)
 

@@ -4,6 +4,7 @@
 #include "ggml-opencl-impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifndef CL_DEVICE_PCI_BUS_INFO_KHR
@@ -160,6 +161,23 @@ static bool dev_has_ext(cl_device_id id, const char * ext) {
     return found;
 }
 
+// The kernel shapes of CPU devices (PoCL: a few work-items, each over long rows) or of GPUs
+// (many work-items, work-group reductions). GGML_OPENCL_KERNELS=cpu|gpu overrides the device
+// type: the tests run the GPU kernels on PoCL that way.
+static bool kernels_for_cpu(const struct ggml_ocl_device * d) {
+    const char * e = getenv("GGML_OPENCL_KERNELS");
+    if (e != NULL && strcmp(e, "gpu") == 0) {
+        return false;
+    }
+    if (e != NULL && strcmp(e, "cpu") == 0) {
+        return true;
+    }
+    if (e != NULL && e[0] != '\0') {
+        GGML_LOG_WARN("%s: GGML_OPENCL_KERNELS=%s: expected cpu or gpu; using the device type\n", __func__, e);
+    }
+    return (d->cl_type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 bool ggml_ocl_device_query(struct ggml_ocl_device * d, struct ggml_ocl_platform * p, cl_device_id id) {
     d->platform = p;
     d->id = id;
@@ -223,6 +241,14 @@ bool ggml_ocl_device_query(struct ggml_ocl_device * d, struct ggml_ocl_platform 
     }
     d->fp16 = dev_has_ext(id, "cl_khr_fp16");
     d->fp64 = dev_has_ext(id, "cl_khr_fp64");
+    d->cpu_kernels = kernels_for_cpu(d);
+    // the quantizers (quant_store.cl) promise the CPU's bytes, which needs division and square
+    // root rounded correctly; OpenCL allows 2.5 and 3 ulp by default (NVIDIA's driver uses that)
+    cl_device_fp_config fp = 0;
+    d->exact_div_sqrt = clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, NULL) == CL_SUCCESS &&
+                        (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+    snprintf(d->build_options, sizeof(d->build_options), "-cl-std=CL1.2%s",
+             d->exact_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
 
     d->pci_id[0] = '\0';
     if (dev_has_ext(id, "cl_khr_pci_bus_info")) {

@@ -88,7 +88,7 @@ static bool use_local(const struct ggml_ocl_device * d, enum tiled_mode mode) {
     if (mode == MODE_DOT || !local_fits(d)) {
         return false;
     }
-    return mode == MODE_LOCAL || (d->cl_type & CL_DEVICE_TYPE_CPU) == 0;
+    return mode == MODE_LOCAL || !d->cpu_kernels;
 }
 
 // rows contiguous along k; every stride and the offset multiples of the element size

@@ -29,7 +29,7 @@ static const char * rows_kernel(const struct ggml_ocl_device * d, const struct g
     const struct ggml_tensor * q = op->src[0];
     const struct ggml_tensor * k = op->src[1];
     const struct ggml_tensor * v = op->src[2];
-    if ((d->cl_type & CL_DEVICE_TYPE_CPU) == 0 || q->type != GGML_TYPE_F32 || k->type != GGML_TYPE_F16 ||
+    if (!d->cpu_kernels || q->type != GGML_TYPE_F32 || k->type != GGML_TYPE_F16 ||
         v->type != GGML_TYPE_F16 || op->type != GGML_TYPE_F32 || q->ne[0] != v->ne[0] ||
         !rows_aligned(q, 4) || !rows_aligned(k, 2) || !rows_aligned(v, 2) || !rows_aligned(op, 4)) {
         return NULL;

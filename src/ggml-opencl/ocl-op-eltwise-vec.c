@@ -92,9 +92,9 @@ bool ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct g
             return same_shape(op, a);
         case GGML_OP_RMS_NORM:
         case GGML_OP_NORM:
-            return same_shape(op, a) && (d->cl_type & CL_DEVICE_TYPE_CPU) != 0;
+            return same_shape(op, a) && d->cpu_kernels;
         case GGML_OP_SOFT_MAX:
-            return same_shape(op, a) && (d->cl_type & CL_DEVICE_TYPE_CPU) != 0 && soft_max_inputs_plain(op);
+            return same_shape(op, a) && d->cpu_kernels && soft_max_inputs_plain(op);
         case GGML_OP_GLU:
             if (ggml_get_op_params_i32(op, 0) != GGML_GLU_OP_SWIGLU) {
                 return false;

@@ -68,7 +68,7 @@ static bool rows_f32(const struct ggml_tensor * t) {
 }
 
 static enum ggml_status run_cumsum(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
-    if ((be->dev->cl_type & CL_DEVICE_TYPE_CPU) != 0 && rows_f32(op->src[0]) && rows_f32(op)) {
+    if (be->dev->cpu_kernels && rows_f32(op->src[0]) && rows_f32(op)) {
         // CPU devices: a work-item per row (k_cumsum_rows)
         struct ggml_ocl_args a;
         if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_MISC2, "k_cumsum_rows")) {
@@ -105,7 +105,7 @@ static enum ggml_status run_cumsum(struct ggml_ocl_backend * be, struct ggml_ten
 // of unit stride, a CPU device: k_upscale_nearest_rows, a work-item per row (copy-like)
 static bool upscale_by_rows(const struct ggml_ocl_backend * be, const struct ggml_tensor * op, uint32_t mode, float sf0) {
     const struct ggml_tensor * src = op->src[0];
-    if ((be->dev->cl_type & CL_DEVICE_TYPE_CPU) == 0 || mode != GGML_SCALE_MODE_NEAREST ||
+    if (!be->dev->cpu_kernels || mode != GGML_SCALE_MODE_NEAREST ||
         op->ne[0] % src->ne[0] != 0 || op->ne[0] >= ((int64_t) 1 << 24) || op->ne[0] / src->ne[0] > 64 ||
         !rows_f32(src) || !rows_f32(op)) {
         return false;

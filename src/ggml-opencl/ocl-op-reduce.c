@@ -36,7 +36,7 @@ bool ggml_ocl_reduce_supports(const struct ggml_ocl_device * d, const struct ggm
 // SUM_ROWS / MEAN by k_sum_rows_vec: on CPU devices, for many rows of contiguous F32 or F16
 // values at element-aligned strides
 static bool sum_rows_by_row(const struct ggml_ocl_device * d, const struct ggml_tensor * a) {
-    if ((d->cl_type & CL_DEVICE_TYPE_CPU) == 0 || n_rows(a) < 16 || (a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16)) {
+    if (!d->cpu_kernels || n_rows(a) < 16 || (a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16)) {
         return false;
     }
     const size_t ts = ggml_type_size(a->type);

@@ -17,7 +17,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define OCL_BUILD_OPTIONS "-cl-std=CL1.2"
 
 static const char * const prog_names[GGML_OCL_PROG_COUNT] = {
     [GGML_OCL_PROG_ELTWISE] = "eltwise",
@@ -198,7 +197,7 @@ static bool cache_path(const struct ggml_ocl_device * d, enum ggml_ocl_prog prog
     }
     uint64_t h = 0xcbf29ce484222325ull;
     h = fnv1a(h, text, len);
-    h = fnv1a(h, OCL_BUILD_OPTIONS, sizeof(OCL_BUILD_OPTIONS));
+    h = fnv1a(h, d->build_options, strlen(d->build_options) + 1);
     h = fnv1a(h, d->description, strlen(d->description) + 1);
     h = fnv1a(h, d->vendor, strlen(d->vendor) + 1);
     h = fnv1a(h, d->version, strlen(d->version) + 1);
@@ -227,7 +226,7 @@ static cl_program cache_load(struct ggml_ocl_device * d, cl_context ctx, const c
                 GGML_OCL_OK(clReleaseProgram(program), "clReleaseProgram");
             }
             program = NULL;
-        } else if (clBuildProgram(program, 1, &d->id, OCL_BUILD_OPTIONS, NULL, NULL) != CL_SUCCESS) {
+        } else if (clBuildProgram(program, 1, &d->id, d->build_options, NULL, NULL) != CL_SUCCESS) {
             GGML_OCL_OK(clReleaseProgram(program), "clReleaseProgram");
             program = NULL;
         }
@@ -332,7 +331,7 @@ static cl_program build_program(struct ggml_ocl_device * d, enum ggml_ocl_prog p
         ggml_free_mem(text);
         return NULL;
     }
-    err = clBuildProgram(program, 1, &d->id, OCL_BUILD_OPTIONS, NULL, NULL);
+    err = clBuildProgram(program, 1, &d->id, d->build_options, NULL, NULL);
     if (err != CL_SUCCESS) {
         log_build_failure(d, prog, program, err);
         GGML_OCL_OK(clReleaseProgram(program), "clReleaseProgram");
