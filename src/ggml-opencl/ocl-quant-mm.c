@@ -5,7 +5,9 @@
 // rest. MUL_MAT_ID (quantized, F32, F16 or BF16 expert weights, F32 activations): the GEMV kernel
 // with each (expert slot, token)'s weights chosen by its id for few tokens; for prompts the pairs are
 // grouped by expert on the device (k_mmid_group, into the backend's scratch memory) and the blocked
-// kernel multiplies each expert's rows with MMQ_RM of its pairs at a time.
+// kernel multiplies each expert's rows with MMQ_RM of its pairs at a time. On GPUs (not
+// cpu_kernels) the few-column products run on mvg_<type> / mvg_id_<type> instead: MVG_LANES
+// work-items per row reading neighbouring blocks, MVG_ROWS rows per work-group.
 
 #include "ggml-opencl-impl.h"
 
@@ -15,6 +17,9 @@
 #define MVQ_RN 4
 #define MMQ_RM 6
 #define MMQ_RN 2
+#define MVG_LANES 16
+#define MVG_ROWS 4
+#define MVG_WG (MVG_LANES*MVG_ROWS)
 
 // products with at most this many columns use the GEMV kernel (each column decodes the weights
 // again; above it the blocked kernel's reuse pays)
@@ -30,22 +35,24 @@ struct qmm_names {
     const char * mm;
     const char * mv_id;
     const char * mm_id;
+    const char * mvg;    // GPU shape of mv
+    const char * mvg_id; // GPU shape of mv_id
 };
 
 // the float types serve MUL_MAT_ID only (MUL_MAT with float weights is ocl-matmul.c's)
 static const struct qmm_names qmm_kernels[] = {
-    { GGML_TYPE_Q4_0,  "mvq_q4_0",  "mmq_q4_0",  "mvq_id_q4_0",  "mmq_id_q4_0" },
-    { GGML_TYPE_Q4_1,  "mvq_q4_1",  "mmq_q4_1",  "mvq_id_q4_1",  "mmq_id_q4_1" },
-    { GGML_TYPE_Q5_0,  "mvq_q5_0",  "mmq_q5_0",  "mvq_id_q5_0",  "mmq_id_q5_0" },
-    { GGML_TYPE_Q5_1,  "mvq_q5_1",  "mmq_q5_1",  "mvq_id_q5_1",  "mmq_id_q5_1" },
-    { GGML_TYPE_Q8_0,  "mvq_q8_0",  "mmq_q8_0",  "mvq_id_q8_0",  "mmq_id_q8_0" },
-    { GGML_TYPE_Q4_K,  "mvq_q4_k",  "mmq_q4_k",  "mvq_id_q4_k",  "mmq_id_q4_k" },
-    { GGML_TYPE_Q5_K,  "mvq_q5_k",  "mmq_q5_k",  "mvq_id_q5_k",  "mmq_id_q5_k" },
-    { GGML_TYPE_Q6_K,  "mvq_q6_k",  "mmq_q6_k",  "mvq_id_q6_k",  "mmq_id_q6_k" },
-    { GGML_TYPE_MXFP4, "mvq_mxfp4", "mmq_mxfp4", "mvq_id_mxfp4",  "mmq_id_mxfp4" },
-    { GGML_TYPE_F32,   NULL,        NULL,        "mvq_id_f32",  "mmq_id_f32" },
-    { GGML_TYPE_F16,   NULL,        NULL,        "mvq_id_f16",  "mmq_id_f16" },
-    { GGML_TYPE_BF16,  NULL,        NULL,        "mvq_id_bf16",  "mmq_id_bf16" },
+    { GGML_TYPE_Q4_0,  "mvq_q4_0",  "mmq_q4_0",  "mvq_id_q4_0",  "mmq_id_q4_0", "mvg_q4_0",  "mvg_id_q4_0" },
+    { GGML_TYPE_Q4_1,  "mvq_q4_1",  "mmq_q4_1",  "mvq_id_q4_1",  "mmq_id_q4_1", "mvg_q4_1",  "mvg_id_q4_1" },
+    { GGML_TYPE_Q5_0,  "mvq_q5_0",  "mmq_q5_0",  "mvq_id_q5_0",  "mmq_id_q5_0", "mvg_q5_0",  "mvg_id_q5_0" },
+    { GGML_TYPE_Q5_1,  "mvq_q5_1",  "mmq_q5_1",  "mvq_id_q5_1",  "mmq_id_q5_1", "mvg_q5_1",  "mvg_id_q5_1" },
+    { GGML_TYPE_Q8_0,  "mvq_q8_0",  "mmq_q8_0",  "mvq_id_q8_0",  "mmq_id_q8_0", "mvg_q8_0",  "mvg_id_q8_0" },
+    { GGML_TYPE_Q4_K,  "mvq_q4_k",  "mmq_q4_k",  "mvq_id_q4_k",  "mmq_id_q4_k", "mvg_q4_k",  "mvg_id_q4_k" },
+    { GGML_TYPE_Q5_K,  "mvq_q5_k",  "mmq_q5_k",  "mvq_id_q5_k",  "mmq_id_q5_k", "mvg_q5_k",  "mvg_id_q5_k" },
+    { GGML_TYPE_Q6_K,  "mvq_q6_k",  "mmq_q6_k",  "mvq_id_q6_k",  "mmq_id_q6_k", "mvg_q6_k",  "mvg_id_q6_k" },
+    { GGML_TYPE_MXFP4, "mvq_mxfp4", "mmq_mxfp4", "mvq_id_mxfp4",  "mmq_id_mxfp4", "mvg_mxfp4", "mvg_id_mxfp4" },
+    { GGML_TYPE_F32,   NULL,        NULL,        "mvq_id_f32",  "mmq_id_f32", NULL,        "mvg_id_f32" },
+    { GGML_TYPE_F16,   NULL,        NULL,        "mvq_id_f16",  "mmq_id_f16", NULL,        "mvg_id_f16" },
+    { GGML_TYPE_BF16,  NULL,        NULL,        "mvq_id_bf16",  "mmq_id_bf16", NULL,        "mvg_id_bf16" },
 };
 
 static const struct qmm_names * names_of(enum ggml_type t) {
@@ -87,6 +94,11 @@ static size_t div_up(size_t x, size_t y) {
     return (x + y - 1) / y;
 }
 
+// whether the few-column products take the GPU-shaped kernels (mvg_*) on this device
+static bool use_mvg(const struct ggml_ocl_device * d) {
+    return !d->cpu_kernels && d->max_wg >= MVG_WG;
+}
+
 enum ggml_status ggml_ocl_quant_mm(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     const struct qmm_names * names = names_of(op->src[0]->type);
     if (names == NULL || names->mv == NULL) {
@@ -100,6 +112,18 @@ enum ggml_status ggml_ocl_quant_mm(struct ggml_ocl_backend * be, struct ggml_ten
     const size_t M = (size_t) op->ne[1];
     const size_t batches = (size_t) op->ne[2] * (size_t) op->ne[3];
     const bool mv = M <= MVQ_MAX_M;
+    if (mv && use_mvg(be->dev)) {
+        struct ggml_ocl_args a;
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_MM, names->mvg)) {
+            return GGML_STATUS_FAILED;
+        }
+        ggml_ocl_arg_tensor(&a, op->src[0]);
+        ggml_ocl_arg_tensor(&a, op->src[1]);
+        ggml_ocl_arg_tensor(&a, op);
+        const size_t global[3] = { div_up(N, MVG_ROWS) * MVG_WG, M, batches };
+        const size_t local[3]  = { MVG_WG, 1, 1 };
+        return ggml_ocl_launch_nd(&a, 3, global, local);
+    }
     const size_t items0 = div_up(N, mv ? MVQ_RN : MMQ_RN);
     const size_t items1 = mv ? M : div_up(M, MMQ_RM);
     size_t local0 = ggml_ocl_wg_size(be->dev, QMM_WG);
@@ -192,9 +216,22 @@ enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_
     if (op->ne[2] > MVQ_MAX_M && op->ne[1]*op->ne[2] >= 2*op->src[0]->ne[2] && op->ne[1]*op->ne[2] <= INT32_MAX) {
         return mm_id_grouped(be, op, names);
     }
-    const size_t items0 = div_up((size_t) op->ne[0], MVQ_RN);
     const size_t n_used = (size_t) op->ne[1];
     const size_t n_tok  = (size_t) op->ne[2];
+    if (use_mvg(be->dev)) {
+        struct ggml_ocl_args a;
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_QUANT_MM, names->mvg_id)) {
+            return GGML_STATUS_FAILED;
+        }
+        ggml_ocl_arg_tensor(&a, op->src[0]);
+        ggml_ocl_arg_tensor(&a, op->src[1]);
+        ggml_ocl_arg_tensor(&a, op->src[2]);
+        ggml_ocl_arg_tensor(&a, op);
+        const size_t global[3] = { div_up((size_t) op->ne[0], MVG_ROWS) * MVG_WG, n_used, n_tok };
+        const size_t local[3]  = { MVG_WG, 1, 1 };
+        return ggml_ocl_launch_nd(&a, 3, global, local);
+    }
+    const size_t items0 = div_up((size_t) op->ne[0], MVQ_RN);
     size_t local0 = ggml_ocl_wg_size(be->dev, QMM_WG);
     while (local0 > 1 && div_up(items0, local0) * n_used * n_tok < QMM_MIN_GROUPS) {
         local0 /= 2;

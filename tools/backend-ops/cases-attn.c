@@ -384,7 +384,7 @@ static bool cases_fattn(struct bop_cases * list) {
     static const enum ggml_type kv_types[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
     const struct fattn_spec base = { 64, 64, 113, 7, 4, 2, 1, 1, 0, false, 0.0f, 0.0f, false, false, BOP_LAYOUT_CONT };
     for (size_t t = 0; t < 3; t++) {
-        struct fattn_spec v[15];
+        struct fattn_spec v[16];
         int n = 0;
         v[n++] = base;
         v[n] = base; v[n].d = v[n].dv = 128; v[n].n_kv = 256; v[n].n_batch = 1; n++;
@@ -401,6 +401,9 @@ static bool cases_fattn(struct bop_cases * list) {
         v[n] = base; v[n].layout = BOP_LAYOUT_PERM; n++;
         v[n] = base; v[n].n_batch = 32; v[n].mask_pad = 3; v[n].n_kv = 64; n++;
         v[n] = base; v[n].mask = 0; v[n].sinks = true; v[n].n_batch = 1; v[n].ne3 = 3; n++;
+        // a small model's decoding step (SmolLM2-135M: 9 heads of 64, 3 KV heads), keys split over
+        // several work-groups on GPUs, the last span short
+        v[n] = base; v[n].n_kv = 300; v[n].n_batch = 1; v[n].n_head = 9; v[n].n_head_kv = 3; n++;
         for (int k = 0; k < n; k++) {
             if (!add_fattn(list, kv_types[t], &v[k], BOP_MODE_TEST)) {
                 return false;

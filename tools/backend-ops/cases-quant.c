@@ -58,6 +58,45 @@ static struct ggml_tensor * build_qmatmul(struct bop_graph * g, const struct bop
     return a != NULL && b != NULL ? ggml_mul_mat(g->ctx, a, b) : NULL;
 }
 
+// the types with a decode kernel of their own in the GPU backends (OpenCL's mvq / mvg)
+static bool quant_type_decoded(enum ggml_type t) {
+    return t == GGML_TYPE_Q4_0 || t == GGML_TYPE_Q4_1 || t == GGML_TYPE_Q5_0 || t == GGML_TYPE_Q5_1 ||
+           t == GGML_TYPE_Q8_0 || t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K || t == GGML_TYPE_Q6_K ||
+           t == GGML_TYPE_MXFP4;
+}
+
+// Decode products shaped like a small model's (SmolLM2-135M: n_embd 576, ff 1536, KV rows 192,
+// output 49152 rows in Q8_0): k = 576 (768 for 256-value blocks) or 1536, one or two columns, row
+// counts that are and are not multiples of a work-group's rows.
+static bool cases_qmatmul_decode(struct bop_cases * list, const enum ggml_type * types, int n_types) {
+    static const struct { int64_t k, m, n, a2, b2; } mm[] = {
+        { 576, 576, 1, 1, 1 }, { 576, 960, 1, 1, 1 }, { 576, 3072, 1, 1, 1 }, { 1536, 576, 1, 1, 1 },
+        { 576, 37, 2, 1, 3 },  { 576, 49152, 1, 1, 1 },
+    };
+    for (int ti = 3; ti < n_types; ti++) {
+        if (!quant_type_decoded(types[ti])) {
+            continue;
+        }
+        for (size_t s = 0; s < sizeof(mm)/sizeof(mm[0]); s++) {
+            if (mm[s].m == 49152 && types[ti] != GGML_TYPE_Q8_0) {
+                continue; // the output matrix: one type is enough
+            }
+            const int64_t k = mm[s].k % ggml_blck_size(types[ti]) == 0 ? mm[s].k : 768;
+            const int64_t na[4] = { k, mm[s].m, mm[s].a2, 1 };
+            const int64_t nb[4] = { k, mm[s].n, mm[s].b2, 1 };
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT), build_qmatmul,
+                    "type_a=%s,type_b=f32,ne_a=%s,ne_b=%s", bops_tname(types[ti]), bops_ne_str(na), bops_ne_str(nb));
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = types[ti];
+            memcpy(c->ne[0], na, sizeof(na));
+            memcpy(c->ne[1], nb, sizeof(nb));
+        }
+    }
+    return true;
+}
+
 static bool cases_qmatmul(struct bop_cases * list, const enum ggml_type * types, int n_types) {
     // k, rows of a, rows of b, a's batch, b's batch (decode, few columns, prompt, broadcast)
     static const struct { int64_t k, m, n, a2, b2; } mm[] = {
@@ -81,7 +120,7 @@ static bool cases_qmatmul(struct bop_cases * list, const enum ggml_type * types,
             memcpy(c->ne[1], nb, sizeof(nb));
         }
     }
-    return true;
+    return cases_qmatmul_decode(list, types, n_types);
 }
 
 //
@@ -125,6 +164,29 @@ static bool cases_mul_mat_id(struct bop_cases * list, const enum ggml_type * typ
             c->i[1] = sh[s].n_used;
             c->i[2] = sh[s].n_b;
             c->i[3] = sh[s].n_tok;
+        }
+    }
+    // decode (one or two tokens) with long rows and a row count off the work-group multiples
+    static const struct { int n_expert, n_used, n_b, n_tok; } dec[] = { { 8, 2, 2, 1 }, { 8, 2, 1, 2 } };
+    for (int ti = 0; ti < n_types; ti++) {
+        if (ggml_is_quantized(types[ti]) && !quant_type_decoded(types[ti])) {
+            continue;
+        }
+        for (size_t s = 0; s < sizeof(dec)/sizeof(dec[0]); s++) {
+            const int64_t k = 1536, m = 37;
+            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT_ID), build_mul_mat_id,
+                    "type_a=%s,type_b=f32,n_mats=%d,n_used=%d,b=%s,m=%lld,n=%d,k=%lld", bops_tname(types[ti]),
+                    dec[s].n_expert, dec[s].n_used, dec[s].n_b == 1 ? "bcast" : "full", (long long) m, dec[s].n_tok,
+                    (long long) k);
+            if (c == NULL) {
+                return false;
+            }
+            c->t[0] = types[ti];
+            bops_ne(c->ne[0], k, m, 1, 1);
+            c->i[0] = dec[s].n_expert;
+            c->i[1] = dec[s].n_used;
+            c->i[2] = dec[s].n_b;
+            c->i[3] = dec[s].n_tok;
         }
     }
     return true;

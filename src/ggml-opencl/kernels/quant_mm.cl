@@ -12,6 +12,9 @@
 //               group meets one 32-value slice of b.
 //   mmq_<type>  many columns: a work-item computes an MMQ_RM x MMQ_RN block (MMQ_RM columns of b,
 //               MMQ_RN rows of a), so a decoded group is used MMQ_RM times.
+//   mvg_<type>  few columns on GPUs: MVG_LANES work-items share a row, lane l taking the groups
+//               l, l + MVG_LANES, ... (neighbouring lanes read neighbouring blocks), the partial
+//               sums added in local memory; MVG_ROWS rows per work-group.
 // Block formats: kernels/quant.cl and docs/quantization.md.
 
 #pragma OPENCL FP_CONTRACT ON
@@ -21,6 +24,9 @@
 #define MVQ_RN 4
 #define MMQ_RM 6
 #define MMQ_RN 2
+#define MVG_LANES 16
+#define MVG_ROWS 4
+#define MVG_WG (MVG_LANES*MVG_ROWS)
 
 inline float hload(const __global uchar * p) {
     return vload_half(0, (const __global half *) p);
@@ -188,6 +194,81 @@ inline void mvq(const __global uchar * a, const tdesc ad, const __global char * 
         if (n0 + j < N) {
             *(__global float *) (dst + od + (n0 + j)*dd.nb[0] + m*dd.nb[1]) = sum16(acc[j]);
         }
+    }
+}
+
+// lane's share of the dot product of row pa (groups lane, lane + MVG_LANES, ...) with pb
+__attribute__((always_inline))
+inline float mvg_partial(const __global uchar * pa, const __global float * pb, long ns, int lane, const int t) {
+    float16 acc = (float16) 0.0f;
+    for (long s = lane; s < ns; s += MVG_LANES) {
+        float16 lo, hi;
+        decode32(pa, s, t, &lo, &hi);
+        acc = MAD(lo, vload16(2*s, pb), acc);
+        acc = MAD(hi, vload16(2*s + 1, pb), acc);
+    }
+    return sum16(acc);
+}
+
+// the sum of the MVG_LANES partial sums of this work-item's row, valid in lane 0; every
+// work-item of the group must call it (barriers)
+inline float mvg_row_sum(float part, __local float * red) {
+    const int lid = get_local_id(0);
+    const int lane = lid % MVG_LANES;
+    red[lid] = part;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = MVG_LANES/2; w > 0; w >>= 1) {
+        if (lane < w) {
+            red[lid] += red[lid + w];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return red[lid];
+}
+
+// dst(n, m) for the MVG_ROWS rows n of work-group 0's index; column m = global id 1, batch =
+// global id 2. Rows past N are clamped to the last one and not stored.
+__attribute__((always_inline))
+inline void mvg(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                __global char * dst, const tdesc dd, const int t, __local float * red) {
+    const int lid = get_local_id(0);
+    const int lane = lid % MVG_LANES;
+    const long N = ad.ne[1];
+    const long n = get_group_id(0)*MVG_ROWS + lid / MVG_LANES;
+    const long m = get_global_id(1);
+    ulong oa, ob, od;
+    qbatch_offsets(ad, bd, dd, get_global_id(2), &oa, &ob, &od);
+    const __global uchar * pa = a + oa + min(n, N - 1) * ad.nb[1];
+    const __global float * pb = (const __global float *) (b + ob + m*bd.nb[1]);
+    const float r = mvg_row_sum(mvg_partial(pa, pb, ad.ne[0] / 32, lane, t), red);
+    if (lane == 0 && n < N) {
+        *(__global float *) (dst + od + n*dd.nb[0] + m*dd.nb[1]) = r;
+    }
+}
+
+// MUL_MAT_ID as mvq_id in mvg's shape: rows of work-group 0's index, slot e = global id 1, token =
+// global id 2
+__attribute__((always_inline))
+inline void mvg_id(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                   const __global char * ids, const tdesc idd, __global char * dst, const tdesc dd, const int t,
+                   __local float * red) {
+    const int lid = get_local_id(0);
+    const int lane = lid % MVG_LANES;
+    const long N = ad.ne[1];
+    const long n = get_group_id(0)*MVG_ROWS + lid / MVG_LANES;
+    const long e = get_global_id(1);
+    const long tok = get_global_id(2);
+    const long x = *(const __global int *) TPTR(ids, idd, e, tok, 0, 0);
+    const bool valid = x >= 0 && x < ad.ne[2];
+    float part = 0.0f;
+    if (valid) {
+        const __global uchar * pa = a + ad.offs + x*ad.nb[2] + min(n, N - 1) * ad.nb[1];
+        const __global float * pb = (const __global float *) (b + bd.offs + (e % bd.ne[1])*bd.nb[1] + tok*bd.nb[2]);
+        part = mvg_partial(pa, pb, ad.ne[0] / 32, lane, t);
+    }
+    const float r = mvg_row_sum(part, red);
+    if (lane == 0 && n < N) {
+        *(__global float *) (dst + dd.offs + n*dd.nb[0] + e*dd.nb[1] + tok*dd.nb[2]) = r;
     }
 }
 
@@ -448,7 +529,11 @@ inline void mmq_id(const __global uchar * a, const tdesc ad, const __global char
     __kernel void mvq_##name(QMM_ARGS) { mvq(a, ad, b, bd, dst, dd, t); } \
     __kernel void mmq_##name(QMM_ARGS) { mmq(a, ad, b, bd, dst, dd, t); } \
     __kernel void mvq_id_##name(QMM_ID_ARGS) { mvq_id(a, ad, b, bd, ids, idd, dst, dd, t); } \
-    __kernel void mmq_id_##name(QMM_GID_ARGS) { mmq_id(a, ad, b, bd, g, n_expert, dst, dd, t); }
+    __kernel void mmq_id_##name(QMM_GID_ARGS) { mmq_id(a, ad, b, bd, g, n_expert, dst, dd, t); } \
+    __kernel __attribute__((reqd_work_group_size(MVG_WG, 1, 1))) \
+    void mvg_##name(QMM_ARGS) { __local float red[MVG_WG]; mvg(a, ad, b, bd, dst, dd, t, red); } \
+    __kernel __attribute__((reqd_work_group_size(MVG_WG, 1, 1))) \
+    void mvg_id_##name(QMM_ID_ARGS) { __local float red[MVG_WG]; mvg_id(a, ad, b, bd, ids, idd, dst, dd, t, red); }
 
 DEFINE_QMM(q4_0,  T_Q4_0)
 DEFINE_QMM(q4_1,  T_Q4_1)
