@@ -386,6 +386,14 @@ GGML_OCL_FAMILY(eltwise); // ocl-op-eltwise.c
 // (cheap; the caller also checks that GGML_OCL_PROG_ELTWISE_VEC builds), and the launch
 bool             ggml_ocl_eltwise_vec_takes(const struct ggml_ocl_device * d, const struct ggml_tensor * op);
 enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_tensor * op);
+// RMS_NORM (mode 0) or NORM (mode 1) of a's contiguous F32 rows into dst on the GPU-shaped kernel
+// (a work-group per row); with b, the sum a + b (b one row or a's shape) is stored to `sum` and
+// normalized; with w, the result is multiplied by w (one row or the rows' shape). For ocl-fuse.c;
+// label (a string literal, or NULL for the kernel's name) names the launch in messages and profiles.
+enum ggml_status ggml_ocl_norm_rows_gpu(struct ggml_ocl_backend * be, const struct ggml_tensor * node, const char * label, int mode,
+                                        const struct ggml_tensor * a, const struct ggml_tensor * b,
+                                        const struct ggml_tensor * sum, const struct ggml_tensor * w,
+                                        struct ggml_tensor * dst, float eps);
 GGML_OCL_FAMILY(copy);    // ocl-op-copy.c
 GGML_OCL_FAMILY(reduce);  // ocl-op-reduce.c (also ARGSORT / TOP_K with the sort program)
 GGML_OCL_FAMILY(sort);    // ocl-op-reduce.c

@@ -3,8 +3,9 @@
 // (k_vrms_norm_mul of eltwise_vec.cl), one launch and one pass over the rows fewer; with the ADD
 // that makes its input just before (the residual sum, stored as well), as k_vadd_rms_norm_mul. The pattern is
 // checked exactly; anything else (the norm's result used by a later node or kept as an output,
-// another layout, a GPU device, which keeps the work-group norm) runs node by node. The fused
-// kernel repeats the separate kernels' arithmetic, so fused and unfused results are equal.
+// another layout) runs node by node. GPU-shaped devices (!cpu_kernels) run the fusions on
+// k_gnorm_rows (a work-group per row), the kernel of their unfused RMS_NORM. The fused kernel
+// repeats the separate kernels' arithmetic, so fused and unfused results are equal.
 // GGML_OPENCL_FUSION=0 turns fusion off (measurements, comparisons).
 
 #include "ggml-opencl-impl.h"
@@ -72,6 +73,9 @@ static void arg_floats(struct ggml_ocl_args * a, const struct ggml_tensor * t) {
 
 static enum ggml_status run_rms_norm_mul(struct ggml_ocl_backend * be, struct ggml_tensor * norm, struct ggml_tensor * mul) {
     const struct ggml_tensor * w = mul->src[1];
+    if (!be->dev->cpu_kernels) {
+        return ggml_ocl_norm_rows_gpu(be, norm, "k_grms_norm_mul", 0, norm->src[0], NULL, NULL, w, mul, ggml_get_op_params_f32(norm, 0));
+    }
     struct ggml_ocl_args args;
     if (!ggml_ocl_args_begin(&args, be, norm, GGML_OCL_PROG_ELTWISE_VEC, "k_vrms_norm_mul")) {
         return GGML_STATUS_FAILED;
@@ -103,6 +107,9 @@ static enum ggml_status run_add_rms_norm_mul(struct ggml_ocl_backend * be, struc
                                              struct ggml_tensor * mul) {
     const struct ggml_tensor * b = add->src[1];
     const struct ggml_tensor * w = mul->src[1];
+    if (!be->dev->cpu_kernels) {
+        return ggml_ocl_norm_rows_gpu(be, norm, "k_gadd_rms_norm_mul", 0, add->src[0], b, add, w, mul, ggml_get_op_params_f32(norm, 0));
+    }
     struct ggml_ocl_args args;
     if (!ggml_ocl_args_begin(&args, be, norm, GGML_OCL_PROG_ELTWISE_VEC, "k_vadd_rms_norm_mul")) {
         return GGML_STATUS_FAILED;

@@ -124,12 +124,13 @@ static enum ggml_status run_cpy(struct ggml_ocl_backend * be, struct ggml_tensor
     const bool shaped = same_shape(src, dst);
     struct ggml_ocl_args a;
     if (shaped && rows_vec_ok(src) && rows_vec_ok(dst)) {
-        if (!ggml_ocl_args_begin(&a, be, node, GGML_OCL_PROG_COPY, "k_cpy_rows_vec")) {
+        const bool gpu = !be->dev->cpu_kernels;
+        if (!ggml_ocl_args_begin(&a, be, node, GGML_OCL_PROG_COPY, gpu ? "k_cpy_rows_g" : "k_cpy_rows_vec")) {
             return GGML_STATUS_FAILED;
         }
         ggml_ocl_arg_tensor(&a, src);
         ggml_ocl_arg_tensor(&a, dst);
-        return launch_rows_vec(&a, dst);
+        return gpu ? ggml_ocl_launch_shape(&a, dst) : launch_rows_vec(&a, dst);
     }
     if (!ggml_ocl_args_begin(&a, be, node, GGML_OCL_PROG_COPY, shaped ? "k_cpy_shape" : "k_cpy")) {
         return GGML_STATUS_FAILED;
@@ -192,10 +193,13 @@ enum ggml_status ggml_ocl_copy_compute(struct ggml_ocl_backend * be, struct ggml
         case GGML_OP_CPY:
             // CPY: the node is a view of the destination src[1]
             return run_cpy(be, op, op->src[0], op);
+        // F32/F16 rows: 16 values per work-item on CPU devices, one per work-item on GPUs
         case GGML_OP_GET_ROWS:
-            return run_rows(be, op, rows_vec_ok(op->src[0]) && rows_vec_ok(op) ? "k_get_rows_vec" : "k_get_rows", op);
+            return run_rows(be, op, !(rows_vec_ok(op->src[0]) && rows_vec_ok(op)) ? "k_get_rows" :
+                                    be->dev->cpu_kernels ? "k_get_rows_vec" : "k_get_rows_g", op);
         case GGML_OP_SET_ROWS:
-            return run_rows(be, op, rows_vec_ok(op->src[0]) && rows_vec_ok(op) ? "k_set_rows_vec" : "k_set_rows", op->src[0]);
+            return run_rows(be, op, !(rows_vec_ok(op->src[0]) && rows_vec_ok(op)) ? "k_set_rows" :
+                                    be->dev->cpu_kernels ? "k_set_rows_vec" : "k_set_rows_g", op->src[0]);
         case GGML_OP_ACC:
         case GGML_OP_SET:
             return run_acc(be, op);

@@ -153,8 +153,10 @@ static bool run_unary_table(struct ggml_ocl_backend * be, struct ggml_tensor * o
     if (table == NULL) {
         return false;
     }
+    // GPUs: a value per work-item (k_unary_table_g); the item count fits in 32 bits (run_unary_flat)
+    const bool gpu = !be->dev->cpu_kernels;
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_unary_table_h")) {
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, gpu ? "k_unary_table_g" : "k_unary_table_h")) {
         *st = GGML_STATUS_FAILED;
         return true;
     }
@@ -168,10 +170,18 @@ static bool run_unary_table(struct ggml_ocl_backend * be, struct ggml_tensor * o
     const cl_ulong od = offs / 2;
     ggml_ocl_arg_raw(&a, sizeof(mem), &mem);
     ggml_ocl_arg_raw(&a, sizeof(od), &od);
-    ggml_ocl_arg_i64(&a, ggml_nelements(op));
+    if (gpu) {
+        ggml_ocl_arg_raw(&a, sizeof(cl_uint), &(cl_uint) { (cl_uint) ggml_nelements(op) });
+    } else {
+        ggml_ocl_arg_i64(&a, ggml_nelements(op));
+    }
     ggml_ocl_arg_raw(&a, sizeof(table), &table);
     if (!ok) {
         a.failed = true;
+    }
+    if (gpu) {
+        *st = ggml_ocl_launch_items(&a, (size_t) ggml_nelements(op), ggml_ocl_wg_size(be->dev, ELT_LOCAL));
+        return true;
     }
     const size_t items = (size_t) ((ggml_nelements(op) + 31) / 32);
     *st = ggml_ocl_launch_nd(&a, 1, &items, NULL);
@@ -180,8 +190,24 @@ static bool run_unary_table(struct ggml_ocl_backend * be, struct ggml_tensor * o
 
 static enum ggml_status run_unary_flat(struct ggml_ocl_backend * be, struct ggml_tensor * op, int code, const float p[4]) {
     enum ggml_status st = GGML_STATUS_SUCCESS;
-    if (run_unary_table(be, op, code, &st)) {
+    const bool gpu = !be->dev->cpu_kernels && ggml_nelements(op) <= (int64_t) UINT32_MAX;
+    if ((gpu || be->dev->cpu_kernels) && run_unary_table(be, op, code, &st)) {
         return st;
+    }
+    if (gpu) {
+        // a value per work-item (k_unary_g)
+        struct ggml_ocl_args a;
+        if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ELTWISE, "k_unary_g")) {
+            return GGML_STATUS_FAILED;
+        }
+        arg_flat(&a, op->src[0]);
+        arg_flat(&a, op);
+        ggml_ocl_arg_raw(&a, sizeof(cl_uint), &(cl_uint) { (cl_uint) ggml_nelements(op) });
+        ggml_ocl_arg_i32(&a, code);
+        for (int i = 0; i < 4; i++) {
+            ggml_ocl_arg_f32(&a, p[i]);
+        }
+        return ggml_ocl_launch_items(&a, (size_t) ggml_nelements(op), ggml_ocl_wg_size(be->dev, ELT_LOCAL));
     }
     const char * kname = op->type == GGML_TYPE_F16 ? unary_flat_kernel_f16(code) : NULL;
     struct ggml_ocl_args a;
@@ -229,6 +255,19 @@ static enum ggml_status run_binary_flat(struct ggml_ocl_backend * be, struct ggm
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
     struct ggml_ocl_args args;
+    if (!be->dev->cpu_kernels && ggml_nelements(op) <= (int64_t) UINT32_MAX) {
+        // GPUs: a value per work-item (k_binary_g)
+        if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE, "k_binary_g")) {
+            return GGML_STATUS_FAILED;
+        }
+        arg_flat(&args, a);
+        arg_flat(&args, b);
+        ggml_ocl_arg_raw(&args, sizeof(cl_uint), &(cl_uint) { (cl_uint) ggml_nelements(b) });
+        arg_flat(&args, op);
+        ggml_ocl_arg_raw(&args, sizeof(cl_uint), &(cl_uint) { (cl_uint) ggml_nelements(op) });
+        ggml_ocl_arg_i32(&args, code);
+        return ggml_ocl_launch_items(&args, (size_t) ggml_nelements(op), ggml_ocl_wg_size(be->dev, ELT_LOCAL));
+    }
     if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE, "k_binary_flat")) {
         return GGML_STATUS_FAILED;
     }

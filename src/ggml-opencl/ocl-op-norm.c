@@ -110,7 +110,8 @@ enum ggml_status ggml_ocl_norm_compute(struct ggml_ocl_backend * be, struct ggml
     if (ggml_ocl_eltwise_vec_takes(be->dev, op) && ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC)) {
         return ggml_ocl_eltwise_vec(be, op);
     }
-    const size_t local = ggml_ocl_wg_size(be->dev, NORM_LOCAL);
+    // GPUs: groups of 256 (more loads in flight per row); CPU devices: 64 (fewer barrier rounds)
+    const size_t local = ggml_ocl_wg_size(be->dev, be->dev->cpu_kernels ? NORM_LOCAL : 256);
     switch (op->op) {
         case GGML_OP_NORM:       return run_row_norm(be, op, 0, local);
         case GGML_OP_RMS_NORM:   return run_row_norm(be, op, 1, local);

@@ -33,10 +33,12 @@ bool ggml_ocl_reduce_supports(const struct ggml_ocl_device * d, const struct ggm
     }
 }
 
-// SUM_ROWS / MEAN by k_sum_rows_vec: on CPU devices, for many rows of contiguous F32 or F16
-// values at element-aligned strides
+// SUM_ROWS / MEAN by k_sum_rows_vec (a work-item per row) on CPU devices, for many rows, and by
+// k_sum_rows_g (a work-group per row) on GPUs: rows of contiguous F32 or F16 values at
+// element-aligned strides
 static bool sum_rows_by_row(const struct ggml_ocl_device * d, const struct ggml_tensor * a) {
-    if (!d->cpu_kernels || n_rows(a) < 16 || (a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16)) {
+    if ((d->cpu_kernels && n_rows(a) < 16) || (!d->cpu_kernels && a->ne[0] > INT32_MAX) ||
+        (a->type != GGML_TYPE_F32 && a->type != GGML_TYPE_F16)) {
         return false;
     }
     const size_t ts = ggml_type_size(a->type);
@@ -46,8 +48,9 @@ static bool sum_rows_by_row(const struct ggml_ocl_device * d, const struct ggml_
 static enum ggml_status run_sum_rows_vec(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     const struct ggml_tensor * src = op->src[0];
     const size_t ts = ggml_type_size(src->type);
+    const bool gpu = !be->dev->cpu_kernels;
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_REDUCE, "k_sum_rows_vec")) {
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_REDUCE, gpu ? "k_sum_rows_g" : "k_sum_rows_vec")) {
         return GGML_STATUS_FAILED;
     }
     cl_mem mem = NULL;
@@ -66,6 +69,11 @@ static enum ggml_status run_sum_rows_vec(struct ggml_ocl_backend * be, struct gg
     ggml_ocl_arg_tensor(&a, op);
     ggml_ocl_arg_i32(&a, op->op == GGML_OP_MEAN);
     const size_t rows = (size_t) n_rows(src);
+    if (gpu) {
+        const size_t local = ggml_ocl_wg_size(be->dev, 256);
+        ggml_ocl_arg_local(&a, local*sizeof(float));
+        return ggml_ocl_launch_groups(&a, rows, local);
+    }
     return ggml_ocl_launch_nd(&a, 1, &rows, NULL);
 }
 

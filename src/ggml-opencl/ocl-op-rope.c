@@ -112,9 +112,12 @@ enum ggml_status ggml_ocl_rope_compute(struct ggml_ocl_backend * be, struct ggml
 
     // NORMAL and NEOX: a work-item per (slot, token) over the heads (the angle computed once)
     const bool heads = mode == GGML_ROPE_TYPE_NORMAL || mode == GGML_ROPE_TYPE_NEOX;
-    const bool vec = rope_vec_takes(op, mode, n_dims);
+    // GPUs: a work-item per pair of every head (k_rope_pairs)
+    const bool pairs = heads && !be->dev->cpu_kernels;
+    const bool vec = !pairs && rope_vec_takes(op, mode, n_dims);
     struct ggml_ocl_args a;
-    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ROPE, vec ? "k_rope_vec" : heads ? "k_rope_heads" : "k_rope")) {
+    if (!ggml_ocl_args_begin(&a, be, op, GGML_OCL_PROG_ROPE,
+                             pairs ? "k_rope_pairs" : vec ? "k_rope_vec" : heads ? "k_rope_heads" : "k_rope")) {
         return GGML_STATUS_FAILED;
     }
     ggml_ocl_arg_tensor(&a, src);
@@ -133,6 +136,13 @@ enum ggml_status ggml_ocl_rope_compute(struct ggml_ocl_backend * be, struct ggml
         ggml_ocl_arg_i32(&a, rope_multi(mode) ? ggml_get_op_params_i32(op, 11 + (uint32_t) k) : 0);
     }
     ggml_ocl_arg_i32(&a, op->src[2] != NULL);
+    if (pairs) {
+        // groups of up to ROPE_LOCAL slots: a 64-wide head (32 pairs) leaves no item idle
+        const size_t l0 = ggml_ocl_wg_size(be->dev, slots < ROPE_LOCAL ? (size_t) slots : ROPE_LOCAL);
+        const size_t global[3] = { ((size_t) slots + l0 - 1) / l0 * l0, (size_t) src->ne[1], (size_t) (src->ne[2]*src->ne[3]) };
+        const size_t local[3] = { l0, 1, 1 };
+        return ggml_ocl_launch_nd(&a, 3, global, local);
+    }
     if (vec) {
         const size_t global[2] = { (size_t) (n_pairs / 16), (size_t) (src->ne[2]*src->ne[3]) };
         return ggml_ocl_launch_nd(&a, 2, global, NULL);

@@ -204,3 +204,56 @@ __kernel void k_cpy_rows_vec(__global const char * a, tdesc ad, __global char * 
     const long i3 = r / dd.ne[2];
     row16_f(TPTR(dst, dd, i0, i1, i2, i3), dd.type, TPTR(a, ad, i0, i1, i2, i3), ad.type, dd.ne[0] - i0);
 }
+
+// GPU shapes (!cpu_kernels) of k_get_rows_vec, k_set_rows_vec and k_cpy_rows_vec: one value per
+// work-item over ggml_ocl_launch_shape's 3-D launch (i0 rounded up to the work-group size, i1,
+// i2 + ne2*i3), so consecutive work-items move consecutive values of a row (coalesced loads and
+// stores) and there is no division per value; F32/F16 rows of unit element stride (host checks).
+float ld_row_f(const __global char * p, int t, long i) {
+    return t == T_F16 ? vload_half(i, (const __global half *) p) : ((const __global float *) p)[i];
+}
+
+void st_row_f(__global char * p, int t, long i, float v) {
+    if (t == T_F16) {
+        vstore_half_rte(v, i, (__global half *) p);
+    } else {
+        ((__global float *) p)[i] = v;
+    }
+}
+
+__kernel void k_get_rows_g(__global const char * a, tdesc ad, __global const char * idx, tdesc id,
+                           __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const long src_row = load_idx(TPTR(idx, id, i1, i2, i3, 0), id.type);
+    __global char * p = TPTR(dst, dd, 0, i1, i2, i3);
+    if (src_row < 0 || src_row >= ad.ne[1]) {
+        st_row_f(p, dd.type, i0, 0.0f);
+        return;
+    }
+    st_row_f(p, dd.type, i0, ld_row_f(TPTR(a, ad, 0, src_row, bmod(i2, ad.ne[2], dd.ne[2]), bmod(i3, ad.ne[3], dd.ne[3])), ad.type, i0));
+}
+
+// launched over b's shape
+__kernel void k_set_rows_g(__global const char * b, tdesc bd, __global const char * idx, tdesc id,
+                           __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(bd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    const long dst_row = load_idx(TPTR(idx, id, i1, bmod(i2, id.ne[1], bd.ne[2]), bmod(i3, id.ne[2], bd.ne[3]), 0), id.type);
+    if (dst_row < 0 || dst_row >= dd.ne[1]) {
+        return;
+    }
+    st_row_f(TPTR(dst, dd, 0, dst_row, i2, i3), dd.type, i0, ld_row_f(TPTR(b, bd, 0, i1, i2, i3), bd.type, i0));
+}
+
+__kernel void k_cpy_rows_g(__global const char * a, tdesc ad, __global char * dst, tdesc dd) {
+    long i0, i1, i2, i3;
+    if (!elem_of(dd, &i0, &i1, &i2, &i3)) {
+        return;
+    }
+    st_row_f(TPTR(dst, dd, 0, i1, i2, i3), dd.type, i0, ld_row_f(TPTR(a, ad, 0, i1, i2, i3), ad.type, i0));
+}

@@ -284,6 +284,32 @@ __kernel void k_unary_table_h(__global const ushort * src, ulong os, __global us
     }
 }
 
+// GPU shapes (!cpu_kernels) of k_unary_flat and k_unary_table_h: one value per work-item, so
+// consecutive work-items read and write consecutive values (coalesced) and there are n of them;
+// the function's switch is the same for every work-item (no divergence). F32 or F16 each end.
+__kernel void k_unary_g(__global const char * src, ulong os, int st, __global char * dst, ulong od, int dt, uint n,
+                        int op, float p0, float p1, float p2, float p3) {
+    const uint i = get_global_id(0);
+    if (i >= n) {
+        return;
+    }
+    const float x = st == T_F16 ? vload_half(i, (const __global half *) src + os) : ((const __global float *) src + os)[i];
+    const float y = unary_f(op, x, p0, p1, p2, p3);
+    if (dt == T_F16) {
+        vstore_half_rte(y, i, (__global half *) dst + od);
+    } else {
+        ((__global float *) dst + od)[i] = y;
+    }
+}
+
+__kernel void k_unary_table_g(__global const ushort * src, ulong os, __global ushort * dst, ulong od, uint n,
+                              __global const ushort * table) {
+    const uint i = get_global_id(0);
+    if (i < n) {
+        dst[od + i] = table[src[os + i]];
+    }
+}
+
 // ops of k_binary
 #define B_ADD 0
 #define B_SUB 1
@@ -348,6 +374,31 @@ __kernel void k_binary_flat(__global const char * a, ulong oa, int at, __global 
         default:    z = x / y; break;
     }
     store16_flat(dst, od + r*ne0, dt, j, ne0, z);
+}
+
+// GPU shape (!cpu_kernels) of k_binary_flat: a value per work-item over the flat index (coalesced);
+// b has a's shape (b_n == n) or is one row of b_n values repeated over every row
+__kernel void k_binary_g(__global const char * a, ulong oa, int at, __global const char * b, ulong ob, int bt, uint b_n,
+                         __global char * dst, ulong od, int dt, uint n, int op) {
+    const uint i = get_global_id(0);
+    if (i >= n) {
+        return;
+    }
+    const uint j = b_n == n ? i : i % b_n;
+    const float x = at == T_F16 ? vload_half(i, (const __global half *) a + oa) : ((const __global float *) a + oa)[i];
+    const float y = bt == T_F16 ? vload_half(j, (const __global half *) b + ob) : ((const __global float *) b + ob)[j];
+    float z;
+    switch (op) {
+        case B_ADD: z = x + y; break;
+        case B_SUB: z = x - y; break;
+        case B_MUL: z = x * y; break;
+        default:    z = x / y; break;
+    }
+    if (dt == T_F16) {
+        vstore_half_rte(z, i, (__global half *) dst + od);
+    } else {
+        ((__global float *) dst + od)[i] = z;
+    }
 }
 
 // GLU: enum ggml_glu_op values

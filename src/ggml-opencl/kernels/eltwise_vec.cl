@@ -318,3 +318,224 @@ __kernel void k_vsoft_max(__global const float * a, ulong oa, __global float * d
         z[k] *= inv;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// GPU shapes (d->cpu_kernels false; host side in ocl-op-eltwise-vec.c). Consecutive work-items
+// take consecutive elements, so the loads of a warp cover whole cache lines, and there are about
+// n/4 work-items to fill the device. T is float4 when the host has checked that every offset (and
+// the row length where rows are used) is a multiple of 4 floats, so the float4 pointers are
+// 16-byte aligned and each load is one vector load; otherwise float. Offsets and lengths are in
+// units of T; the item counts fit in 32 bits (host check), so the index arithmetic is 32-bit.
+
+// dst = a op b; b has a's shape (b_n == n) or is one row of b_n items repeated over every row
+#define GPU_BINARY_KERNEL(NAME, T) \
+__kernel void NAME(__global const T * a, ulong oa, __global const T * b, ulong ob, uint b_n, \
+                   __global T * d, ulong od, uint n, int op) { \
+    const uint i = get_global_id(0); \
+    if (i >= n) { \
+        return; \
+    } \
+    const T x = a[oa + i]; \
+    const T y = b[ob + (b_n == n ? i : i % b_n)]; \
+    T z; \
+    switch (op) { \
+        case VB_ADD: z = x + y; break; \
+        case VB_SUB: z = x - y; break; \
+        case VB_MUL: z = x * y; break; \
+        default:     z = x / y; break; \
+    } \
+    d[od + i] = z; \
+}
+GPU_BINARY_KERNEL(k_gbinary4, float4)
+GPU_BINARY_KERNEL(k_gbinary1, float)
+
+// dst = a * s + bias
+#define GPU_SCALE_KERNEL(NAME, T) \
+__kernel void NAME(__global const T * a, ulong oa, __global T * d, ulong od, uint n, float s, float bias) { \
+    const uint i = get_global_id(0); \
+    if (i < n) { \
+        d[od + i] = a[oa + i] * s + bias; \
+    } \
+}
+GPU_SCALE_KERNEL(k_gscale4, float4)
+GPU_SCALE_KERNEL(k_gscale1, float)
+
+// SWIGLU: item i is column i % nc of row i / nc; x and g rows at their own strides sa, sb
+#define GPU_SWIGLU_KERNEL(NAME, T) \
+__kernel void NAME(__global const T * a, ulong oa, uint sa, __global const T * b, ulong ob, uint sb, \
+                   __global T * d, ulong od, uint nc, uint n) { \
+    const uint i = get_global_id(0); \
+    if (i >= n) { \
+        return; \
+    } \
+    const uint r = i / nc; \
+    const uint c = i - r*nc; \
+    const T x = a[oa + (ulong) r*sa + c]; \
+    const T g = b[ob + (ulong) r*sb + c]; \
+    d[od + i] = x / (1.0f + exp(-x)) * g; \
+}
+GPU_SWIGLU_KERNEL(k_gswiglu4, float4)
+GPU_SWIGLU_KERNEL(k_gswiglu1, float)
+
+// CPY / DUP / CONT between contiguous F32 and F16 tensors: 4 values per item (k_gcpy4, offsets
+// multiples of 4 elements: every access is one aligned vector load or store, F16 as 4 ushorts
+// converted in private memory) or 1 (k_gcpy1); offsets in elements of each tensor's type
+__kernel void k_gcpy4(__global const char * src, ulong os, int st, __global char * dst, ulong od, int dt, uint n4) {
+    const uint i = get_global_id(0);
+    if (i >= n4) {
+        return;
+    }
+    float4 v;
+    if (st == T_F16) {
+        const ushort4 u = ((const __global ushort4 *) ((const __global ushort *) src + os))[i];
+        v = vload_half4(0, (const __private half *) &u);
+    } else {
+        v = ((const __global float4 *) ((const __global float *) src + os))[i];
+    }
+    if (dt == T_F16) {
+        ushort4 u;
+        vstore_half4_rte(v, 0, (__private half *) &u);
+        ((__global ushort4 *) ((__global ushort *) dst + od))[i] = u;
+    } else {
+        ((__global float4 *) ((__global float *) dst + od))[i] = v;
+    }
+}
+
+__kernel void k_gcpy1(__global const char * src, ulong os, int st, __global char * dst, ulong od, int dt, uint n) {
+    const uint i = get_global_id(0);
+    if (i >= n) {
+        return;
+    }
+    const float v = st == T_F16 ? vload_half(i, (const __global half *) src + os) : ((const __global float *) src + os)[i];
+    if (dt == T_F16) {
+        vstore_half_rte(v, i, (__global half *) dst + od);
+    } else {
+        ((__global float *) dst + od)[i] = v;
+    }
+}
+
+// RMS_NORM or NORM with a work-group per row: the row's items are spread over the group (item k,
+// k + L, ... of the row to work-item k: coalesced) and summed by a local-memory tree (wg_sum).
+// Optionally the residual ADD before (has_b: the sum row a + b is stored to s and normalized) and
+// the weight MUL after (has_w), fused by ocl-fuse.c; the unfused nodes run this same kernel with
+// has_b = has_w = 0 and the MUL on k_gbinary, whose product (x*scale)*w is the fused one. Items
+// are float4 whenever ne0 % 4 == 0, aligned (k_gnorm_rows4: float4 pointers) or not
+// (k_gnorm_rows4u: vload4), so the sums' order, hence the result, depends on ne0 alone and fused
+// and unfused results are equal bit for bit. ne: row length in items; offsets and steps in units
+// of P. A row's items are read back by the work-item that read or wrote them first (in place is safe).
+#define GN_RMS  0
+#define GN_NORM 1
+#define LD_IDX(p, k)    (p)[k]
+#define ST_IDX(v, k, p) ((p)[k] = (v))
+#define LD_V4(p, k)     vload4(k, p)
+#define ST_V4(v, k, p)  vstore4(v, k, p)
+#define GPU_NORM_KERNEL(NAME, T, P, VW, LD, ST) \
+__kernel void NAME(__global const P * a, ulong oa, __global const P * b, ulong ob, ulong b_step, \
+                   __global P * s, ulong os, __global const P * w, ulong ow, ulong w_step, \
+                   __global P * d, ulong od, uint ne, float n0, float eps, int mode, int has_b, int has_w, \
+                   __local float * buf) { \
+    const ulong r = get_group_id(0); \
+    const uint lid = get_local_id(0); \
+    const uint L = get_local_size(0); \
+    const ulong row = (ulong) ne*VW; \
+    const __global P * x = a + oa + r*row; \
+    __global P * z = d + od + r*row; \
+    float acc = 0.0f; \
+    float mean = 0.0f; \
+    if (has_b) { \
+        const __global P * y = b + ob + r*b_step; \
+        __global P * sr = s + os + r*row; \
+        for (uint k = lid; k < ne; k += L) { \
+            const T v = LD(x, k) + LD(y, k); \
+            ST(v, k, sr); \
+            acc += dot(v, v); \
+        } \
+        x = sr; \
+    } else if (mode == GN_NORM) { \
+        for (uint k = lid; k < ne; k += L) { \
+            acc += dot(LD(x, k), (T) 1.0f); \
+        } \
+        mean = wg_sum(acc, buf) / n0; \
+        acc = 0.0f; \
+        for (uint k = lid; k < ne; k += L) { \
+            const T v = LD(x, k) - mean; \
+            acc += dot(v, v); \
+        } \
+    } else { \
+        for (uint k = lid; k < ne; k += L) { \
+            const T v = LD(x, k); \
+            acc += dot(v, v); \
+        } \
+    } \
+    const float scale = rsqrt(wg_sum(acc, buf) / n0 + eps); \
+    const __global P * g = w + ow + r*w_step; \
+    for (uint k = lid; k < ne; k += L) { \
+        const T v = (LD(x, k) - mean) * scale; \
+        ST(has_w ? v * LD(g, k) : v, k, z); \
+    } \
+}
+GPU_NORM_KERNEL(k_gnorm_rows4, float4, float4, 1, LD_IDX, ST_IDX)
+GPU_NORM_KERNEL(k_gnorm_rows4u, float4, float, 4, LD_V4, ST_V4)
+GPU_NORM_KERNEL(k_gnorm_rows1, float, float, 1, LD_IDX, ST_IDX)
+
+// SOFT_MAX with a work-group per row (GPU shape; the arguments of k_vsoft_max, a local buffer of
+// the group's size and one for the row): the weights w = a*scale + slope*mask are kept in local
+// memory when the row fits there (in_local; the host checks), else they go through dst, so a and
+// the mask are read once and dst written once; the row's max and sum by local-memory trees, item
+// k, k + L, ... of the row to work-item k (coalesced), which alone reads back what it wrote
+__kernel void k_gsoft_max(__global const float * a, ulong oa, __global float * d, ulong od,
+                          long ne0, long ne1, long ne2,
+                          __global const char * m, ulong om, int mt, long ms1, long ms2, long ms3, long mne2, long mne3,
+                          int has_mask, __global const float * s, ulong os, int has_sinks,
+                          float scale, float max_bias, float m0, float m1, int n_head_log2, __local float * buf,
+                          __local float * lrow, int in_local) {
+    const long r = get_group_id(0);
+    const uint lid = get_local_id(0);
+    const uint L = get_local_size(0);
+    const long i1 = r % ne1;
+    const long i2 = (r / ne1) % ne2;
+    const long i3 = r / (ne1*ne2);
+    const __global float * x = a + oa + r*ne0;
+    __global float * z = d + od + r*ne0;
+    float slope = 1.0f;
+    if (max_bias > 0.0f) {
+        slope = i2 < n_head_log2 ? pown(m0, (int) i2 + 1) : pown(m1, 2*((int) i2 - n_head_log2) + 1);
+    }
+    const ulong mo = om + i1*ms1 + (i2 % mne2)*ms2 + (i3 % mne3)*ms3;
+    const __global float * mf = (const __global float *) m + mo;
+    const __global half  * mh = (const __global half *) m + mo;
+    const uint n = (uint) ne0;
+    float mx = -INFINITY;
+    for (uint k = lid; k < n; k += L) {
+        float v = x[k] * scale;
+        if (has_mask) {
+            v = fma(mt == T_F16 ? vload_half(k, mh) : mf[k], slope, v);
+        }
+        if (in_local) {
+            lrow[k] = v;
+        } else {
+            z[k] = v;
+        }
+        mx = fmax(mx, v);
+    }
+    const float sink = has_sinks ? s[os + i2] : -INFINITY;
+    mx = fmax(wg_max(mx, buf), sink);
+    float sum = 0.0f;
+    for (uint k = lid; k < n; k += L) {
+        const float e = exp((in_local ? lrow[k] : z[k]) - mx);
+        if (in_local) {
+            lrow[k] = e;
+        } else {
+            z[k] = e;
+        }
+        sum += e;
+    }
+    sum = wg_sum(sum, buf);
+    if (has_sinks) {
+        sum += exp(sink - mx);
+    }
+    const float inv = 1.0f / sum;
+    for (uint k = lid; k < n; k += L) {
+        z[k] = (in_local ? lrow[k] : z[k]) * inv;
+    }
+}

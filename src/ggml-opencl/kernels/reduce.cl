@@ -117,3 +117,34 @@ __kernel void k_argmax(__global const char * a, tdesc ad, __global char * dst, t
         *(__global int *) TPTR(dst, dd, r, 0, 0, 0) = ibuf[0] < 0 ? 0 : ibuf[0];
     }
 }
+
+// SUM_ROWS / MEAN on GPUs (!cpu_kernels): a work-group per row of contiguous F32 or F16 values at
+// element strides s1, s2, s3 from element oa (the arguments of k_sum_rows_vec and a local buffer),
+// item k, k + L, ... of the row to work-item k (coalesced), one loop per type, a local-memory tree
+__kernel void k_sum_rows_g(__global const char * a, ulong oa, int at, long ne0, long s1, long s2, long s3,
+                           __global char * dst, tdesc dd, int mean, __local float * buf) {
+    const long r = get_group_id(0);
+    const uint lid = get_local_id(0);
+    const uint L = get_local_size(0);
+    const long i1 = r % dd.ne[1];
+    const long i2 = (r / dd.ne[1]) % dd.ne[2];
+    const long i3 = r / (dd.ne[1]*dd.ne[2]);
+    const ulong o = oa + i1*s1 + i2*s2 + i3*s3;
+    const uint n = (uint) ne0;
+    float s = 0.0f;
+    if (at == T_F16) {
+        const __global half * ph = (const __global half *) a + o;
+        for (uint k = lid; k < n; k += L) {
+            s += vload_half(k, ph);
+        }
+    } else {
+        const __global float * pf = (const __global float *) a + o;
+        for (uint k = lid; k < n; k += L) {
+            s += pf[k];
+        }
+    }
+    s = wg_sum(s, buf);
+    if (lid == 0) {
+        store_f(TPTR(dst, dd, 0, i1, i2, i3), dd.type, mean ? s / (float) ne0 : s);
+    }
+}

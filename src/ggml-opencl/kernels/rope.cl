@@ -242,3 +242,63 @@ __kernel void k_rope_vec(__global const char * a, tdesc ad, __global const char 
         vstore16(shuffle2(r0, r1, lo + 8), 1, y);
     }
 }
+
+// NORMAL and NEOX modes on GPUs (!cpu_kernels; the host checks the mode): a work-item per (slot,
+// i1, i2 + ne2*i3), a 3-D launch with dim 0 over the slots rounded up to the work-group size, so
+// consecutive work-items take consecutive pairs of one row (coalesced) and every pair of every
+// head is a work-item: no loop over the heads or over 16-pair chunks (which left a generation
+// step's few hundred pairs to two work-items). The angle is computed per head (cheap on a GPU).
+// Slots past the pairs copy the elements after the rotated ones.
+__kernel void k_rope_pairs(__global const char * a, tdesc ad, __global const char * pos, tdesc pd,
+                           __global const char * ff, tdesc fd, __global char * dst, tdesc dd,
+                           int n_dims, int mode, float freq_scale, float ext_factor, float attn_factor,
+                           float corr0, float corr1, float log2_theta_scale,
+                           int sec0, int sec1, int sec2, int sec3, int has_ff) {
+    const long n_pairs = n_dims/2;
+    const long slot = get_global_id(0);
+    const long i1 = get_global_id(1);
+    const long z = get_global_id(2);
+    if (slot >= ad.ne[0] - n_pairs) {
+        return;
+    }
+    const long i2 = ad.ne[3] == 1 ? z : z % ad.ne[2];
+    const long i3 = ad.ne[3] == 1 ? 0 : z / ad.ne[2];
+    if (slot >= n_pairs) {
+        const long i0 = 2*n_pairs + (slot - n_pairs);
+        copy_elem(TPTR(dst, dd, i0, i1, i2, i3), dd.type, TPTR(a, ad, i0, i1, i2, i3), ad.type);
+        return;
+    }
+    const long p = slot;
+    const float position = (float) load_idx(TPTR(pos, pd, i2, 0, 0, 0), pd.type);
+    float theta_extrap = position*exp2((float) p*log2_theta_scale);
+    if (has_ff) {
+        theta_extrap /= load_f(TPTR(ff, fd, p, 0, 0, 0), fd.type);
+    }
+    const float theta_interp = freq_scale*theta_extrap;
+    float theta = theta_interp;
+    float mscale = attn_factor;
+    if (ext_factor != 0.0f) {
+        const float mix = yarn_ramp(corr0, corr1, p)*ext_factor;
+        theta = theta_interp*(1.0f - mix) + theta_extrap*mix;
+        mscale *= 1.0f + 0.1f*log(1.0f/freq_scale);
+    }
+    const float c = cos(theta)*mscale;
+    const float s = sin(theta)*mscale;
+    const long j0 = mode == MODE_NORMAL ? 2*p : p;
+    const long j1 = mode == MODE_NORMAL ? 2*p + 1 : p + n_pairs;
+    const __global char * pa0 = TPTR(a, ad, j0, i1, i2, i3);
+    const __global char * pa1 = TPTR(a, ad, j1, i1, i2, i3);
+    __global char * pd0 = TPTR(dst, dd, j0, i1, i2, i3);
+    __global char * pd1 = TPTR(dst, dd, j1, i1, i2, i3);
+    if (ad.type == T_F32 && dd.type == T_F32) {
+        const float x0 = *(const __global float *) pa0;
+        const float x1 = *(const __global float *) pa1;
+        *(__global float *) pd0 = x0*c - x1*s;
+        *(__global float *) pd1 = x0*s + x1*c;
+        return;
+    }
+    const float x0 = load_f(pa0, ad.type);
+    const float x1 = load_f(pa1, ad.type);
+    store_f(pd0, dd.type, x0*c - x1*s);
+    store_f(pd1, dd.type, x0*s + x1*c);
+}
