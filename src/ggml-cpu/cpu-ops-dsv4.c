@@ -4,6 +4,7 @@
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-vec.h"
+#include "cpu-kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -101,9 +102,13 @@ bool ggml_cpu_dsv4_supports(const struct ggml_tensor * op) {
     }
 }
 
-// per-thread scratch of the indexer: one K row converted to F32, rounded up to a cache line
+// K rows the indexer walks together: converted to F32 once (when not F32) into the thread's
+// scratch, then held in L1/L2 while every token's query rows pass over them
+#define DSV4_INDEXER_ROWS 32
+
+// per-thread scratch of the indexer: DSV4_INDEXER_ROWS K rows converted to F32, rounded up to a cache line
 static size_t indexer_thread_bytes(const struct ggml_tensor * op) {
-    return GGML_PAD((size_t) op->src[0]->ne[0]*sizeof(float), GGML_CPU_CACHE_LINE);
+    return GGML_PAD((size_t) DSV4_INDEXER_ROWS*(size_t) op->src[0]->ne[0]*sizeof(float), GGML_CPU_CACHE_LINE);
 }
 
 size_t ggml_cpu_dsv4_work_size(const struct ggml_tensor * op, int n_threads) {
@@ -127,37 +132,57 @@ int ggml_cpu_dsv4_n_tasks(const struct ggml_tensor * op, int n_threads) {
 }
 
 // res[j, t, s] = sum_h relu(q[:, h, t, s].k[:, 0, j, s])*w[h, t, s] + mask[j, t, s % S'].
-// Threads split the (stream, K row) pairs, so each K row is converted once.
+// Threads split the (stream, K row) pairs. Each takes its rows in blocks of DSV4_INDEXER_ROWS
+// (converted to F32 once per block), and for every token walks the block with the query rows of
+// that token (H rows of D floats, which stay in cache across the block), GGML_CPU_ATTN_ROWS heads
+// per call of the table's attention dot product. The heads are summed in order, as before.
 static void indexer_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     const struct ggml_tensor * q = op->src[0], * k = op->src[1], * w = op->src[2], * m = op->src[3];
-    const int64_t D = q->ne[0], H = q->ne[1], T = q->ne[2], S = q->ne[3], KV = k->ne[2];
-    const struct ggml_vec_funcs * vf = ggml_vec_get(params->use_ref);
+    const int64_t D = q->ne[0], H = q->ne[1], T = q->ne[2], KV = k->ne[2];
+    const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_get(params->use_ref);
     const ggml_to_float_t to_float = k->type == GGML_TYPE_F32 ? NULL : ggml_get_type_traits(k->type)->to_float;
     float * k_f32 = to_float ? (float *)(void *) ((char *) params->wdata + (size_t) params->ith*indexer_thread_bytes(op))
                              : NULL;
+    const float * k_rows[DSV4_INDEXER_ROWS];
     int64_t r0, r1;
-    ggml_cpu_split_range(S*KV, params->ith, params->nth, &r0, &r1);
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t s = r / KV, j = r % KV;
-        const float * k_row;
-        if (to_float) {
-            to_float(dsv4_cptr(k, 0, 0, j, s), k_f32, D);
-            k_row = k_f32;
-        } else {
-            k_row = (const float *)(const void *) dsv4_cptr(k, 0, 0, j, s);
+    ggml_cpu_split_range(q->ne[3]*KV, params->ith, params->nth, &r0, &r1);
+    for (int64_t rb = r0; rb < r1; ) {
+        const int64_t s = rb / KV, j0 = rb % KV;
+        int64_t nj = r1 - rb;
+        nj = nj < KV - j0 ? nj : KV - j0;
+        nj = nj < DSV4_INDEXER_ROWS ? nj : DSV4_INDEXER_ROWS;
+        for (int64_t jj = 0; jj < nj; jj++) {
+            const void * kr = dsv4_cptr(k, 0, 0, j0 + jj, s);
+            if (to_float) {
+                to_float(kr, k_f32 + jj*D, D);
+                k_rows[jj] = k_f32 + jj*D;
+            } else {
+                k_rows[jj] = (const float *) kr;
+            }
         }
         for (int64_t t = 0; t < T; t++) {
-            float score = 0.0f;
-            for (int64_t h = 0; h < H; h++) {
-                const float qk = vf->dot_f32(D, (const float *)(const void *) dsv4_cptr(q, 0, h, t, s), k_row);
-                if (qk > 0.0f) {
-                    score += qk*dsv4_f32(w, h, t, 0, s);
+            const float * qr[GGML_CPU_ATTN_ROWS];
+            for (int64_t jj = 0; jj < nj; jj++) {
+                float score = 0.0f;
+                for (int64_t h0 = 0; h0 < H; h0 += GGML_CPU_ATTN_ROWS) {
+                    const int nr = (int) (H - h0 < GGML_CPU_ATTN_ROWS ? H - h0 : GGML_CPU_ATTN_ROWS);
+                    float qk[GGML_CPU_ATTN_ROWS];
+                    for (int i = 0; i < nr; i++) {
+                        qr[i] = (const float *)(const void *) dsv4_cptr(q, 0, h0 + i, t, s);
+                    }
+                    kt->attn_dot[nr](D, qr, k_rows[jj], GGML_TYPE_F32, qk);
+                    for (int i = 0; i < nr; i++) {
+                        if (qk[i] > 0.0f) {
+                            score += qk[i]*dsv4_f32(w, h0 + i, t, 0, s);
+                        }
+                    }
                 }
+                ggml_fp16_t mv;
+                memcpy(&mv, dsv4_cptr(m, j0 + jj, t, 0, s % m->ne[3]), sizeof(mv));
+                dsv4_set_f32(op, j0 + jj, t, 0, s, score + ggml_fp16_to_fp32(mv));
             }
-            ggml_fp16_t mv;
-            memcpy(&mv, dsv4_cptr(m, j, t, 0, s % m->ne[3]), sizeof(mv));
-            dsv4_set_f32(op, j, t, 0, s, score + ggml_fp16_to_fp32(mv));
         }
+        rb += nj;
     }
 }
 
