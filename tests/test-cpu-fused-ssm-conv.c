@@ -1,6 +1,6 @@
 // The CPU graph walker computes SSM_CONV, an ADD of a per-channel bias and the SILU after them as
 // one node (cpu-ops-fused.h, cpu-ops-ssm-conv.c); also SSM_CONV then SILU without the bias. For
-// random inputs, shapes with partial tiles (channels not a multiple of 64, tokens of 32), several
+// random inputs, shapes with partial tiles (channels not a multiple of 32, tokens of 128), several
 // sequences and 1, 2 and 3 threads:
 //   - the schedule holds one entry for the three nodes (the fusion applies; none in the
 //     reference mode);

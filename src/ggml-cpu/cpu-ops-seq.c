@@ -594,7 +594,7 @@ enum ggml_status ggml_cpu_seq_forward(const struct ggml_compute_params * params,
     ggml_cpu_split_range(seq_units(op), params->ith, params->nth, &u0, &u1);
     if (op->op == GGML_OP_SSM_CONV) {
         if (ggml_cpu_ssm_conv_tiled_applies(op)) {
-            ggml_cpu_ssm_conv_tiled(op, params->ith, params->nth); // cpu-ops-ssm-conv.c
+            ggml_cpu_ssm_conv_tiled(vf, op, params->ith, params->nth); // cpu-ops-ssm-conv.c
             return GGML_STATUS_SUCCESS;
         }
         ssm_conv_run(op, u0, u1);

@@ -3,9 +3,9 @@
 // out[r, t, s] = sum_i sx[t + i, r, s]*c[i, r]: the result's rows run over channels r, the sources'
 // over time t, so a channel-by-channel walk writes the result with a stride of a whole row per
 // token. Here the work is cut into tiles of SSMC_CH channels x SSMC_TOK tokens: per channel the
-// sums of all the tile's tokens at once (a loop over adjacent tokens the compiler vectorizes),
-// into a small buffer laid out like the result, then copied out row by row. Each sum is
-// 0 + x0*c0 + x1*c1 + ..., in that order, as the channel-by-channel walk did.
+// sums of all the tile's tokens at once, one tap at a time over the adjacent tokens (the row
+// helpers' mad_f32: a fused multiply-add on the SIMD levels), into a small buffer laid out like
+// the result, then copied out row by row. Each sum is 0 + x0*c0 + x1*c1 + ..., in that order.
 //
 // The fused node computes a tile as above, then adds the bias and applies silu to the tile's rows
 // with the row helpers that the ADD and UNARY nodes use (exact float sums; silu_f32 computes each
@@ -19,8 +19,8 @@
 
 #include <string.h>
 
-#define SSMC_CH  64
-#define SSMC_TOK 32
+#define SSMC_CH  32
+#define SSMC_TOK 128
 
 // packed source rows (the tiles read them as arrays), a float result with adjacent elements
 static bool ssmc_packed(const struct ggml_tensor * conv) {
@@ -42,33 +42,30 @@ static int64_t ssmc_units(const struct ggml_tensor * conv, int64_t * n_ch, int64
 }
 
 // the conv of unit u into buf[t][ch] (SSMC_CH floats per token); sets the tile's origin and size
-static void ssmc_tile(const struct ggml_tensor * conv, int64_t u, float buf[SSMC_TOK][SSMC_CH],
+static void ssmc_tile(const struct ggml_vec_funcs * vf, const struct ggml_tensor * conv, int64_t u, float buf[SSMC_TOK][SSMC_CH],
                       int64_t * ch0, int64_t * nch, int64_t * t0, int64_t * ntok, int64_t * s) {
     const struct ggml_tensor * sx = conv->src[0], * c = conv->src[1];
     int64_t n_ch, n_tok;
     ssmc_units(conv, &n_ch, &n_tok);
-    *ch0  = (u % n_ch)*SSMC_CH;
-    *t0   = ((u / n_ch) % n_tok)*SSMC_TOK;
+    // the tokens fastest: one channel tile's source rows are read front to back, while in cache
+    *t0   = (u % n_tok)*SSMC_TOK;
+    *ch0  = ((u / n_tok) % n_ch)*SSMC_CH;
     *s    = u / (n_ch*n_tok);
     *nch  = conv->ne[0] - *ch0 < SSMC_CH ? conv->ne[0] - *ch0 : SSMC_CH;
     *ntok = conv->ne[1] - *t0 < SSMC_TOK ? conv->ne[1] - *t0 : SSMC_TOK;
-    const int64_t nc = c->ne[0];
+    const int64_t nc = c->ne[0], nt = *ntok;
     float acc[SSMC_TOK];
     for (int64_t k = 0; k < *nch; k++) {
         const int64_t r = *ch0 + k;
         const float * x = (const float *) (const void *) ((const char *) sx->data + (size_t) r*sx->nb[1] +
                                                           (size_t) *s*sx->nb[2]) + *t0;
         const float * w = (const float *) (const void *) ((const char *) c->data + (size_t) r*c->nb[1]);
-        for (int64_t j = 0; j < *ntok; j++) {
-            acc[j] = 0.0f;
-        }
+        // all the tile's tokens of the channel, one tap at a time (a multiply-add of the row helpers)
+        memset(acc, 0, (size_t) nt*sizeof(float));
         for (int64_t i = 0; i < nc; i++) {
-            const float wi = w[i];
-            for (int64_t j = 0; j < *ntok; j++) {
-                acc[j] += x[j + i]*wi;
-            }
+            vf->mad_f32(nt, acc, x + i, w[i]);
         }
-        for (int64_t j = 0; j < *ntok; j++) {
+        for (int64_t j = 0; j < nt; j++) {
             buf[j][k] = acc[j];
         }
     }
@@ -78,13 +75,13 @@ static float * ssmc_row(const struct ggml_tensor * t, int64_t ch0, int64_t tok, 
     return (float *) (void *) ((char *) t->data + (size_t) tok*t->nb[1] + (size_t) s*t->nb[2]) + ch0;
 }
 
-void ggml_cpu_ssm_conv_tiled(const struct ggml_tensor * conv, int ith, int nth) {
+void ggml_cpu_ssm_conv_tiled(const struct ggml_vec_funcs * vf, const struct ggml_tensor * conv, int ith, int nth) {
     int64_t n_ch, n_tok, u0, u1;
     ggml_cpu_split_range(ssmc_units(conv, &n_ch, &n_tok), ith, nth, &u0, &u1);
     float buf[SSMC_TOK][SSMC_CH];
     for (int64_t u = u0; u < u1; u++) {
         int64_t ch0, nch, t0, ntok, s;
-        ssmc_tile(conv, u, buf, &ch0, &nch, &t0, &ntok, &s);
+        ssmc_tile(vf, conv, u, buf, &ch0, &nch, &t0, &ntok, &s);
         for (int64_t j = 0; j < ntok; j++) {
             memcpy(ssmc_row(conv, ch0, t0 + j, s), buf[j], (size_t) nch*sizeof(float));
         }
@@ -125,7 +122,7 @@ void ggml_cpu_fused_ssm_conv_forward(const struct ggml_compute_params * params, 
     float buf[SSMC_TOK][SSMC_CH];
     for (int64_t u = u0; u < u1; u++) {
         int64_t ch0, nch, t0, ntok, s;
-        ssmc_tile(conv, u, buf, &ch0, &nch, &t0, &ntok, &s);
+        ssmc_tile(vf, conv, u, buf, &ch0, &nch, &t0, &ntok, &s);
         for (int64_t j = 0; j < ntok; j++) {
             float * row = buf[j];
             if (put_conv) {

@@ -111,7 +111,7 @@ static bool add_ssm_conv_bias_silu(struct bop_cases * list, const int64_t na[4],
 
 static bool cases_ssm_conv_bias_silu(struct bop_cases * list) {
     // the family's shapes (one token, two, four sequences, 64 tokens, 64 tokens in 4 sequences),
-    // with a channel count that leaves a partial tile of the fused kernel (1000 = 15 x 64 + 40)
+    // with a channel count that leaves a partial channel tile of the fused kernel (1000 = 31 x 32 + 8)
     static const int64_t d_convs[] = { 3, 4, 9 }, d_inners[] = { 1024, 1000 };
     for (size_t a = 0; a < 3; a++) {
         for (size_t b = 0; b < 2; b++) {
