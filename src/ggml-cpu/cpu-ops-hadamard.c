@@ -37,27 +37,41 @@ bool ggml_cpu_hadamard_applies(const struct ggml_tensor * op) {
            a->nb[0] == sizeof(float) && b->nb[0] == sizeof(float) && op->nb[0] == sizeof(float);
 }
 
-// parity of the set bits of v (the sign of H[r][i] is that of r & i)
-static int hadamard_parity(uint64_t v) {
-    v ^= v >> 32;
-    v ^= v >> 16;
-    v ^= v >> 8;
-    v ^= v >> 4;
-    v ^= v >> 2;
-    v ^= v >> 1;
-    return (int) (v & 1);
-}
-
-// whether row r of the matrix at `base` equals s*H[r] exactly
+// whether row r of the matrix at `base` equals s*H[r] exactly. By the Sylvester construction,
+// H[r][m + i] = H[r][i] for i < m (m a power of two) when r & m is 0, and -H[r][i] otherwise: so
+// row[0] == s and, per m, the second half of the first 2m elements equals the first half or its
+// negation (n - 1 comparisons, no loop exit: the compiler vectorizes them).
 static bool hadamard_row_ok(const char * base, size_t nb1, int64_t n, int64_t r, float s) {
     const float * row = (const float *) (const void *) (base + (size_t) r*nb1);
-    for (int64_t i = 0; i < n; i++) {
-        const float want = hadamard_parity((uint64_t) (r & i)) ? -s : s;
-        if (row[i] != want) {
-            return false;
+    int bad = row[0] != s;
+    for (int64_t m = 1; m < n; m *= 2) {
+        const float * lo = row, * hi = row + m;
+        if (r & m) {
+            for (int64_t i = 0; i < m; i++) {
+                bad |= hi[i] != -lo[i];
+            }
+        } else {
+            for (int64_t i = 0; i < m; i++) {
+                bad |= hi[i] != lo[i];
+            }
         }
     }
-    return true;
+    return !bad;
+}
+
+// below this many butterfly sums per thread a second thread costs more than it saves
+#define HADAMARD_MIN_SUMS_PER_THREAD (64*1024)
+
+int ggml_cpu_hadamard_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    const int64_t n = op->src[0]->ne[0], cols = op->src[1]->ne[1]*op->src[1]->ne[2]*op->src[1]->ne[3];
+    int64_t log2n = 0;
+    while (((int64_t) 1 << log2n) < n) {
+        log2n++;
+    }
+    const int64_t by_work = cols*n*(log2n > 0 ? log2n : 1) / HADAMARD_MIN_SUMS_PER_THREAD;
+    int64_t nth = n_threads < cols ? n_threads : cols;
+    nth = nth < by_work ? nth : by_work;
+    return nth < 1 ? 1 : (int) nth;
 }
 
 static float hadamard_a00(const struct ggml_tensor * a, int64_t i2, int64_t i3) {

@@ -10,6 +10,10 @@
 // n x n with n a power of two, B rows of n adjacent floats, result rows adjacent floats
 bool ggml_cpu_hadamard_applies(const struct ggml_tensor * op);
 
+// threads for op (ggml_cpu_hadamard_applies): by the transform's n log2(n) sums per column, not the
+// product's n^2 (the product, should A fail the check, runs on as many)
+int ggml_cpu_hadamard_n_tasks(const struct ggml_tensor * op, int n_threads);
+
 // Computes op (ggml_cpu_hadamard_applies) as s*H*b per column, s = A[0][0], when every matrix of A
 // passes the check (rows 0, 1 and n-1 are s times those of the Sylvester matrix H, s finite and
 // non-zero); true when computed. false, with nothing written, when the check fails: the caller

@@ -227,6 +227,9 @@ size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
 #define MM_MIN_MACS_PER_THREAD (64*1024)
 
 int ggml_cpu_matmul_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    if (ggml_cpu_hadamard_applies(op)) {
+        return ggml_cpu_hadamard_n_tasks(op, MAX(1, n_threads));
+    }
     if (ggml_cpu_matmul_q_applies(op)) {
         return ggml_cpu_matmul_q_n_tasks(op, n_threads);
     }
