@@ -8,8 +8,9 @@
 // the result, then copied out row by row. Each sum is 0 + x0*c0 + x1*c1 + ..., in that order.
 //
 // The fused node computes a tile as above, then adds the bias and applies silu to the tile's rows
-// with the row helpers that the ADD and UNARY nodes use (exact float sums; silu_f32 computes each
-// element alone, whatever the row length), so its results equal the three nodes' bit for bit.
+// with the row helpers that the ADD and UNARY nodes use (exact float sums; silu_f32 on pieces of
+// the rows that start on multiples of 16, which gives it the groups the whole row gives it, see
+// SSMC_CH), so its results equal the three nodes' bit for bit.
 // Every result of the chain is written (a later node may read the conv or the sum), but a tensor
 // sharing its memory with a later one of the chain (the allocator's in-place reuse) only once, by
 // the last.
@@ -19,6 +20,8 @@
 
 #include <string.h>
 
+// a multiple of 16: the AVX2 silu row helper's value of an element depends on its group of 16
+// from the row's start (avx2-vec.c), so the fused node's pieces of a row must start on one
 #define SSMC_CH  32
 #define SSMC_TOK 128
 
