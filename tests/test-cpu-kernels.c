@@ -2,7 +2,7 @@
 // (levels above GGML_CPU_ISA or the CPU are skipped and reported):
 //   - every table is complete after the gap filling (no NULL kernel), names its level, and the
 //     matrix-product kernel set's tile fits the driver's limits; every filled quantized slot's activation type has a quantizer;
-//   - the attention, conv and rope kernels of the table against double-precision sums, for every
+//   - the attention, conv, rope and Walsh-Hadamard kernels of the table against double-precision sums, for every
 //     attention row slot, the three K/V types and lengths with vector tails;
 //   - an unknown type cannot reach the matrix-product kernels: ggml_mm_type_size answers 0 for
 //     every type but F32/F16/BF16 and the CPU backend refuses MUL_MAT with quantized weights that
@@ -45,6 +45,7 @@ static void check_complete(const struct ggml_cpu_kernels * kt, const char * lv) 
         TEST_CHECK_MSG(kt->attn_dot[r] != NULL && kt->attn_axpy[r] != NULL, "[%s] attention slot %d", lv, r);
     }
     TEST_CHECK_MSG(kt->conv2d_tile && kt->rope_normal && kt->rope_half, "[%s] conv/rope kernels", lv);
+    TEST_CHECK_MSG(kt->fwht != NULL, "[%s] Walsh-Hadamard transform", lv);
     TEST_CHECK_MSG(kt->gemv_cols != NULL, "[%s] few-columns matrix product", lv);
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
         if (kt->quant[t].vec_dot != NULL) {
@@ -191,6 +192,43 @@ static void check_rope(const struct ggml_cpu_kernels * kt, const char * lv) {
     }
 }
 
+// fwht: y = H (s x) against double sums over the Sylvester matrix (|error| <= 1e-6 * sum |s x|:
+// log2(n) <= 10 rounded stages), and bit for bit equal to the portable level's, out of place and in
+// place, for n = 1 .. 1024 (below one vector, odd and even stage counts after the first vector)
+static void check_fwht(const struct ggml_cpu_kernels * kt, const char * lv) {
+    enum { FN = 1024 };
+    static float x[FN], y[FN], z[FN], w[FN];
+    const struct ggml_cpu_kernels * ref = ggml_cpu_kernels_level(GGML_CPU_ISA_PORTABLE);
+    for (int n = 1; n <= FN; n *= 2) {
+        const float s = n == 4 ? 1.0f : 1.0f/sqrtf((float) n);
+        for (int i = 0; i < n; i++) {
+            x[i] = rnd();
+            w[i] = x[i];
+        }
+        kt->fwht(n, y, x, s);
+        ref->fwht(n, z, x, s);
+        kt->fwht(n, w, w, s);
+        int bad = 0;
+        for (int r = 0; r < n; r++) {
+            double want = 0.0, mag = 0.0;
+            for (int i = 0; i < n; i++) {
+                int odd = 0;
+                for (unsigned v = (unsigned) (r & i); v != 0; v &= v - 1) {
+                    odd ^= 1;
+                }
+                const double t = (double) (x[i]*s);
+                want += odd ? -t : t;
+                mag  += fabs(t);
+            }
+            if (!(fabs(y[r] - want) <= 1e-6*mag) || memcmp(&y[r], &z[r], sizeof(float)) != 0 ||
+                memcmp(&y[r], &w[r], sizeof(float)) != 0) {
+                bad++;
+            }
+        }
+        TEST_CHECK_MSG(bad == 0, "[%s] fwht n=%d: %d of %d elements wrong or not the portable level's bits", lv, n, bad, n);
+    }
+}
+
 // gemv_cols against double sums: every nb 1..GGML_MM_COLS_MAX, the three weight types, K with
 // vector tails and across the kernels' k blocks, row counts around their 3/4-row tiles, ldo > nn.
 // Bound: |got - ref| <= 1e-5 * sum |a*b| (float accumulation of K terms, K <= 4099).
@@ -319,6 +357,7 @@ int main(void) {
         check_attn(kt, lv);
         check_conv(kt, lv);
         check_rope(kt, lv);
+        check_fwht(kt, lv);
         check_gemv_cols(kt, lv);
     }
     TEST_CHECK(ggml_cpu_kernels_get(true)->level == GGML_CPU_ISA_PORTABLE);

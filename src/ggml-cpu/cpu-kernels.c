@@ -71,6 +71,7 @@ static void fill_table(struct ggml_cpu_kernels * t, const struct ggml_cpu_kernel
     FILL(conv2d_tile)
     FILL(rope_normal)
     FILL(rope_half)
+    FILL(fwht)
     for (int type = 0; type < GGML_TYPE_COUNT; type++) {
         // a quantized slot is one unit too: vec_dot and the activation type it reads go together
         if (t->quant[type].vec_dot == NULL) {

@@ -46,6 +46,12 @@ typedef void (*ggml_cpu_rope_normal_fn)(int64_t n, const float * x, float * y, c
 //     y[p] = x[p]*c[p] - x[p+half]*s[p],  y[p+half] = x[p]*s[p] + x[p+half]*c[p]
 typedef void (*ggml_cpu_rope_half_fn)(int64_t n, int64_t half, const float * x, float * y, const float * c, const float * s);
 
+// Walsh-Hadamard transform (MUL_MAT with GGML_HINT_SRC0_IS_HADAMARD, cpu-ops-hadamard.c): y = H (s x)
+// for n a power of two, H the Sylvester matrix (H[i][j] = (-1)^popcount(i & j)); x is scaled first,
+// then log2(n) butterfly stages (u + v, u - v), pair distance 1, 2, 4, ... Every level gives the
+// same bits (each element of each stage one rounded sum). y may be x.
+typedef void (*ggml_cpu_fwht_fn)(int64_t n, float * y, const float * x, float s);
+
 // The few-columns matrix product (MUL_MAT with a few rows of B: small batches, speculative
 // decoding): out[m*ldo + i] = dot(A row n0+i, b[m]) for i < nn, m < nb, the ggml_mm_gemv_fn
 // contract (matmul-impl.h) with nb from 1 to GGML_MM_COLS_MAX. Every weight is read from memory
@@ -110,6 +116,8 @@ struct ggml_cpu_kernels {
 
     ggml_cpu_rope_normal_fn rope_normal;
     ggml_cpu_rope_half_fn   rope_half;
+
+    ggml_cpu_fwht_fn fwht;
 
     // indexed by the weight type (GGML_TYPE_Q4_0 ...); all NULL today. A level fills the slots of
     // the types it has kernels for; gaps come from the lower level like every other member, and

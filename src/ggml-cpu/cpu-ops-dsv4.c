@@ -4,6 +4,8 @@
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-vec.h"
+#include "cpu-kernels.h"
+#include "matmul-impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -55,7 +57,7 @@ static bool indexer_supports(const struct ggml_tensor * op) {
     }
     const int64_t D = q->ne[0], H = q->ne[1], T = q->ne[2], S = q->ne[3], KV = k->ne[2];
     // rows walked by the dot products and the conversion must be adjacent elements
-    if (q->nb[0] != sizeof(float) || k->nb[0] != ggml_type_size(k->type)) {
+    if (q->nb[0] != sizeof(float) || k->nb[0] != ggml_type_size(k->type) || op->nb[0] != sizeof(float)) {
         return false;
     }
     return dsv4_shape(k, D, 1, KV, S) && dsv4_shape(w, H, T, 1, S) && m->ne[0] == KV && m->ne[1] == T &&
@@ -101,17 +103,40 @@ bool ggml_cpu_dsv4_supports(const struct ggml_tensor * op) {
     }
 }
 
-// per-thread scratch of the indexer: one K row converted to F32, rounded up to a cache line
-static size_t indexer_thread_bytes(const struct ggml_tensor * op) {
-    return GGML_PAD((size_t) op->src[0]->ne[0]*sizeof(float), GGML_CPU_CACHE_LINE);
+// The indexer's scores q.k as float GEMMs (ggml_mm_gemm_block): per work unit the query rows of
+// up to DSV4_IDX_ROWS (token, head) pairs of one stream against a block of DSV4_IDX_KEYS K rows.
+#define DSV4_IDX_KEYS 256
+#define DSV4_IDX_ROWS 256
+
+// tokens per unit: whole tokens (all H heads) up to DSV4_IDX_ROWS rows, at least one
+static int64_t indexer_tokens(const struct ggml_tensor * op) {
+    const int64_t H = op->src[0]->ne[1];
+    return H >= DSV4_IDX_ROWS ? 1 : DSV4_IDX_ROWS / H;
+}
+
+// K rows the GEMM reads directly (F32, F16, BF16); the others are converted into scratch first
+static bool indexer_k_direct(const struct ggml_tensor * op) {
+    return ggml_mm_type_size(op->src[1]->type) != 0;
+}
+
+// per-thread scratch (floats): the GEMM's packing buffers, the scores, the sums per key, and the
+// converted K block when K is not read directly; each part rounded up to a cache line
+static size_t indexer_part(size_t floats) {
+    return GGML_PAD(floats, GGML_CPU_CACHE_LINE/sizeof(float));
+}
+
+static size_t indexer_thread_floats(const struct ggml_tensor * op) {
+    const int64_t D = op->src[0]->ne[0], H = op->src[0]->ne[1];
+    const size_t rows = (size_t) (indexer_tokens(op)*H);
+    return indexer_part(GGML_MM_GEMM_SCRATCH) + indexer_part(rows*DSV4_IDX_KEYS) + indexer_part(DSV4_IDX_KEYS) +
+           (indexer_k_direct(op) ? 0 : indexer_part((size_t) DSV4_IDX_KEYS*(size_t) D));
 }
 
 size_t ggml_cpu_dsv4_work_size(const struct ggml_tensor * op, int n_threads) {
-    if (op->op != GGML_OP_LIGHTNING_INDEXER || op->src[0] == NULL || op->src[1] == NULL ||
-        op->src[1]->type == GGML_TYPE_F32) {
+    if (op->op != GGML_OP_LIGHTNING_INDEXER || op->src[0] == NULL || op->src[1] == NULL) {
         return 0;
     }
-    return indexer_thread_bytes(op)*(size_t) n_threads;
+    return indexer_thread_floats(op)*sizeof(float)*(size_t) n_threads;
 }
 
 int ggml_cpu_dsv4_n_tasks(const struct ggml_tensor * op, int n_threads) {
@@ -127,36 +152,70 @@ int ggml_cpu_dsv4_n_tasks(const struct ggml_tensor * op, int n_threads) {
 }
 
 // res[j, t, s] = sum_h relu(q[:, h, t, s].k[:, 0, j, s])*w[h, t, s] + mask[j, t, s % S'].
-// Threads split the (stream, K row) pairs, so each K row is converted once.
+// Work units: (stream, block of DSV4_IDX_KEYS keys, block of indexer_tokens tokens), the token
+// blocks of one key block next to each other, so that a thread converts a K block (types the GEMM
+// does not read) once for its run of units. Per unit one GEMM gives the scores of every
+// (token, head) row against the block's keys; then per token and key the heads are summed in
+// order, relu(score)*w, plus the mask.
 static void indexer_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     const struct ggml_tensor * q = op->src[0], * k = op->src[1], * w = op->src[2], * m = op->src[3];
     const int64_t D = q->ne[0], H = q->ne[1], T = q->ne[2], S = q->ne[3], KV = k->ne[2];
-    const struct ggml_vec_funcs * vf = ggml_vec_get(params->use_ref);
-    const ggml_to_float_t to_float = k->type == GGML_TYPE_F32 ? NULL : ggml_get_type_traits(k->type)->to_float;
-    float * k_f32 = to_float ? (float *)(void *) ((char *) params->wdata + (size_t) params->ith*indexer_thread_bytes(op))
-                             : NULL;
-    int64_t r0, r1;
-    ggml_cpu_split_range(S*KV, params->ith, params->nth, &r0, &r1);
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t s = r / KV, j = r % KV;
-        const float * k_row;
-        if (to_float) {
-            to_float(dsv4_cptr(k, 0, 0, j, s), k_f32, D);
-            k_row = k_f32;
-        } else {
-            k_row = (const float *)(const void *) dsv4_cptr(k, 0, 0, j, s);
+    const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_get(params->use_ref);
+    const bool direct = indexer_k_direct(op);
+    const ggml_to_float_t to_float = direct ? NULL : ggml_get_type_traits(k->type)->to_float;
+    const int64_t TB = indexer_tokens(op);
+    const int64_t n_tb = (T + TB - 1)/TB, n_kb = (KV + DSV4_IDX_KEYS - 1)/DSV4_IDX_KEYS;
+
+    float * scratch = (float *) params->wdata + (size_t) params->ith*indexer_thread_floats(op);
+    float * scores  = scratch + indexer_part(GGML_MM_GEMM_SCRATCH);
+    float * acc     = scores + indexer_part((size_t) (TB*H)*DSV4_IDX_KEYS);
+    float * k_f32   = acc + indexer_part(DSV4_IDX_KEYS);
+
+    int64_t u0, u1;
+    ggml_cpu_split_range(S*n_kb*n_tb, params->ith, params->nth, &u0, &u1);
+    int64_t converted = -1; // (stream, key block) whose K rows sit in k_f32
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t tb = u % n_tb, kb = (u / n_tb) % n_kb, s = u / (n_tb*n_kb);
+        const int64_t j0 = kb*DSV4_IDX_KEYS, nk = KV - j0 < DSV4_IDX_KEYS ? KV - j0 : DSV4_IDX_KEYS;
+        const int64_t t0 = tb*TB, nt = T - t0 < TB ? T - t0 : TB;
+        struct ggml_mm_src ksrc = { dsv4_cptr(k, 0, 0, j0, s), k->type, (int64_t) k->nb[2], (int64_t) k->nb[0] };
+        if (!direct) {
+            if (converted != u / n_tb) {
+                for (int64_t j = 0; j < nk; j++) {
+                    to_float(dsv4_cptr(k, 0, 0, j0 + j, s), k_f32 + j*D, D);
+                }
+                converted = u / n_tb;
+            }
+            ksrc = (struct ggml_mm_src) { (const char *) k_f32, GGML_TYPE_F32, D*(int64_t) sizeof(float), (int64_t) sizeof(float) };
         }
-        for (int64_t t = 0; t < T; t++) {
-            float score = 0.0f;
+        // the (token, head) rows: one GEMM when the tokens' heads follow each other in memory
+        if (nt == 1 || q->nb[2] == (size_t) H*q->nb[1]) {
+            const struct ggml_mm_src qsrc = { dsv4_cptr(q, 0, 0, t0, s), GGML_TYPE_F32, (int64_t) q->nb[1], (int64_t) sizeof(float) };
+            ggml_mm_gemm_block(kt->mm, &ksrc, &qsrc, 0, nt*H, 0, nk, D, scores, DSV4_IDX_KEYS, scratch);
+        } else {
+            for (int64_t t = 0; t < nt; t++) {
+                const struct ggml_mm_src qsrc = { dsv4_cptr(q, 0, 0, t0 + t, s), GGML_TYPE_F32, (int64_t) q->nb[1], (int64_t) sizeof(float) };
+                ggml_mm_gemm_block(kt->mm, &ksrc, &qsrc, 0, H, 0, nk, D, scores + t*H*DSV4_IDX_KEYS, DSV4_IDX_KEYS, scratch);
+            }
+        }
+        for (int64_t t = 0; t < nt; t++) {
+            for (int64_t j = 0; j < nk; j++) {
+                acc[j] = 0.0f;
+            }
             for (int64_t h = 0; h < H; h++) {
-                const float qk = vf->dot_f32(D, (const float *)(const void *) dsv4_cptr(q, 0, h, t, s), k_row);
-                if (qk > 0.0f) {
-                    score += qk*dsv4_f32(w, h, t, 0, s);
+                const float wh = dsv4_f32(w, h, t0 + t, 0, s);
+                const float * sr = scores + (t*H + h)*DSV4_IDX_KEYS;
+                for (int64_t j = 0; j < nk; j++) {
+                    acc[j] += (sr[j] > 0.0f ? sr[j] : 0.0f)*wh;
                 }
             }
-            ggml_fp16_t mv;
-            memcpy(&mv, dsv4_cptr(m, j, t, 0, s % m->ne[3]), sizeof(mv));
-            dsv4_set_f32(op, j, t, 0, s, score + ggml_fp16_to_fp32(mv));
+            const char * mrow = dsv4_cptr(m, j0, t0 + t, 0, s % m->ne[3]);
+            float * out = (float *)(void *) ((char *) op->data + j0*op->nb[0] + (t0 + t)*op->nb[1] + s*op->nb[3]);
+            for (int64_t j = 0; j < nk; j++) {
+                ggml_fp16_t mv;
+                memcpy(&mv, mrow + j*m->nb[0], sizeof(mv));
+                out[j] = acc[j] + ggml_fp16_to_fp32(mv);
+            }
         }
     }
 }
@@ -251,7 +310,7 @@ static void hc_post_forward(const struct ggml_compute_params * params, struct gg
 
 enum ggml_status ggml_cpu_dsv4_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     if (!ggml_cpu_dsv4_supports(op) ||
-        (op->op == GGML_OP_LIGHTNING_INDEXER && params->wsize < ggml_cpu_dsv4_work_size(op, params->nth))) {
+        (op->op == GGML_OP_LIGHTNING_INDEXER && (params->wdata == NULL || params->wsize < ggml_cpu_dsv4_work_size(op, params->nth)))) {
         if (params->ith == 0) {
             ggml_cpu_log_unsupported(__func__, -1, op);
         }

@@ -18,6 +18,7 @@
 #include "cpu-kernels.h"
 #include "cpu-ops-matmul-quant.h"
 #include "cpu-ops-outprod-quant.h"
+#include "cpu-ops-hadamard.h"
 
 #include <math.h>
 #include <string.h>
@@ -226,6 +227,9 @@ size_t ggml_cpu_matmul_work_size(const struct ggml_tensor * op, int n_threads) {
 #define MM_MIN_MACS_PER_THREAD (64*1024)
 
 int ggml_cpu_matmul_n_tasks(const struct ggml_tensor * op, int n_threads) {
+    if (ggml_cpu_hadamard_applies(op)) {
+        return ggml_cpu_hadamard_n_tasks(op, MAX(1, n_threads));
+    }
     if (ggml_cpu_matmul_q_applies(op)) {
         return ggml_cpu_matmul_q_n_tasks(op, n_threads);
     }
@@ -302,6 +306,11 @@ static void mm_zero_dst(const struct mm_plan * p, const struct ggml_compute_para
 }
 
 enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
+    // A hinted to be a Walsh-Hadamard matrix: the fast transform (not in the reference mode, as the
+    // family); the product below when A fails the check (plan and work size are the product's)
+    if (!params->use_ref && ggml_cpu_hadamard_applies(op) && ggml_cpu_hadamard_forward(params, op)) {
+        return GGML_STATUS_SUCCESS;
+    }
     if (ggml_cpu_matmul_q_applies(op)) {
         return ggml_cpu_matmul_q_forward(params, op);
     }

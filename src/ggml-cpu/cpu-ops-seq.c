@@ -8,6 +8,7 @@
 
 #include "ggml-cpu-impl.h"
 #include "ggml-cpu-vec.h"
+#include "cpu-ops-fused.h"
 
 #include <math.h>
 #include <string.h>
@@ -592,6 +593,10 @@ enum ggml_status ggml_cpu_seq_forward(const struct ggml_compute_params * params,
     int64_t u0, u1;
     ggml_cpu_split_range(seq_units(op), params->ith, params->nth, &u0, &u1);
     if (op->op == GGML_OP_SSM_CONV) {
+        if (ggml_cpu_ssm_conv_tiled_applies(op)) {
+            ggml_cpu_ssm_conv_tiled(vf, op, params->ith, params->nth); // cpu-ops-ssm-conv.c
+            return GGML_STATUS_SUCCESS;
+        }
         ssm_conv_run(op, u0, u1);
         return GGML_STATUS_SUCCESS;
     }

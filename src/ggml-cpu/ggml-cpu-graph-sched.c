@@ -83,17 +83,18 @@ struct sched_run {
     size_t end;     // end of the work parts used
 };
 
-static int sched_tensor_ranges(const struct ggml_tensor * node, const struct ggml_tensor * fused, struct sched_range * out, bool solo) {
+static int sched_tensor_ranges(const struct ggml_tensor * node, const struct ggml_tensor * mid, const struct ggml_tensor * fused,
+                               struct sched_range * out, bool solo) {
     int n = 0;
-    const struct ggml_tensor * nodes[2] = { node, fused };
-    for (int k = 0; k < 2; k++) {
+    const struct ggml_tensor * nodes[3] = { node, mid, fused };
+    for (int k = 0; k < 3; k++) {
         const struct ggml_tensor * t = nodes[k];
         if (t == NULL) {
             continue;
         }
         for (int j = -1; j < GGML_MAX_SRC; j++) {
             const struct ggml_tensor * s = j < 0 ? t : t->src[j];
-            if (s == NULL || s->data == NULL || (k == 1 && s == node)) {
+            if (s == NULL || s->data == NULL || (k > 0 && j >= 0 && (s == node || s == mid))) {
                 continue;
             }
             const size_t nb = ggml_nbytes(s);
@@ -165,6 +166,15 @@ static size_t sched_align(size_t n) {
     return (n + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
 }
 
+// the index of the first node after i that is computed (cgraph->n_nodes: none; a NULL node stops)
+static int sched_next_computed(const struct ggml_cgraph * cgraph, int i) {
+    int next = i + 1;
+    while (next < cgraph->n_nodes && cgraph->nodes[next] != NULL && ggml_cpu_sched_node_skipped(cgraph->nodes[next])) {
+        next++;
+    }
+    return next;
+}
+
 bool ggml_cpu_sched_build(struct ggml_cpu_sched * s, const struct ggml_cgraph * cgraph, int n_threads, bool use_ref,
                           bool elide, const char * func) {
     s->n_entries  = 0;
@@ -181,7 +191,7 @@ bool ggml_cpu_sched_build(struct ggml_cpu_sched * s, const struct ggml_cgraph * 
     }
     struct sched_run run;
     memset(&run, 0, sizeof(run));
-    struct sched_range mine[2*(GGML_MAX_SRC + 1)];
+    struct sched_range mine[3*(GGML_MAX_SRC + 1)];
     struct ggml_cpu_sched_entry * prev = NULL;
 
     for (int i = 0; i < cgraph->n_nodes; i++) {
@@ -203,14 +213,13 @@ bool ggml_cpu_sched_build(struct ggml_cpu_sched * s, const struct ggml_cgraph * 
         }
         struct ggml_cpu_sched_entry * e = &s->entries[s->n_entries];
         e->node  = i;
-        e->fused = -1;
-        e->nth   = sched_n_tasks(node, n_threads);
+        e->fused     = -1;
+        e->fused_mid = -1;
+        e->nth       = sched_n_tasks(node, n_threads);
         // RMS_NORM and the MUL by its weight after it: one entry (the plain path keeps them apart)
-        int next = i + 1;
-        while (next < cgraph->n_nodes && cgraph->nodes[next] != NULL && ggml_cpu_sched_node_skipped(cgraph->nodes[next])) {
-            next++;
-        }
+        int next = sched_next_computed(cgraph, i);
         const struct ggml_tensor * fused = NULL;
+        const struct ggml_tensor * mid   = NULL;
         if (!use_ref && next < cgraph->n_nodes && cgraph->nodes[next] != NULL &&
             ggml_cpu_fused_rms_norm_mul_applies(node, cgraph->nodes[next])) {
             if (func == NULL ? !ggml_cpu_op_supports(cgraph->nodes[next]) : !sched_check_node(cgraph->nodes[next], next, func)) {
@@ -219,12 +228,37 @@ bool ggml_cpu_sched_build(struct ggml_cpu_sched * s, const struct ggml_cgraph * 
             fused    = cgraph->nodes[next];
             e->fused = next;
         }
+        // SSM_CONV, its bias ADD (optional) and the SILU after them: one entry
+        if (!use_ref && node->op == GGML_OP_SSM_CONV && next < cgraph->n_nodes && cgraph->nodes[next] != NULL) {
+            const int after = sched_next_computed(cgraph, next);
+            struct ggml_tensor * n1 = cgraph->nodes[next];
+            struct ggml_tensor * n2 = after < cgraph->n_nodes ? cgraph->nodes[after] : NULL;
+            int last = -1, m = -1;
+            if (n1->op == GGML_OP_ADD && n2 != NULL && ggml_cpu_fused_ssm_conv_applies(node, n1, n2)) {
+                last = after;
+                m    = next;
+            } else if (ggml_cpu_fused_ssm_conv_applies(node, NULL, n1)) {
+                last = next;
+            }
+            if (last >= 0) {
+                if (func == NULL ? !ggml_cpu_op_supports(cgraph->nodes[last]) || (m >= 0 && !ggml_cpu_op_supports(cgraph->nodes[m]))
+                                 : !sched_check_node(cgraph->nodes[last], last, func) || (m >= 0 && !sched_check_node(cgraph->nodes[m], m, func))) {
+                    return false;
+                }
+                fused        = cgraph->nodes[last];
+                mid          = m >= 0 ? cgraph->nodes[m] : NULL;
+                e->fused     = last;
+                e->fused_mid = m;
+                next         = last;
+            }
+        }
         const size_t ws = ggml_cpu_op_work_size(node, n_threads);
         s->max_nth = e->nth > s->max_nth ? e->nth : s->max_nth;
         const bool solo = e->nth == 1;
-        const bool pure = sched_op_pure(node->op) && (fused == NULL || sched_op_pure(fused->op));
+        const bool pure = sched_op_pure(node->op) && (fused == NULL || sched_op_pure(fused->op)) &&
+                          (mid == NULL || sched_op_pure(mid->op));
         // (one thread: every node is thread 0's, no range is ever compared)
-        const int  nr   = elide && n_threads > 1 ? sched_tensor_ranges(node, fused, mine, solo) : 0;
+        const int  nr   = elide && n_threads > 1 ? sched_tensor_ranges(node, mid, fused, mine, solo) : 0;
 
         // join the open run, or end it with a barrier after the previous entry
         bool join = false;

@@ -10,7 +10,9 @@
 
 struct ggml_cpu_sched_entry {
     int    node;          // index in cgraph->nodes
-    int    fused;         // index of the MUL computed with this RMS_NORM, -1: none
+    int    fused;         // index of the last node computed with this one, -1: none (cpu-ops-fused.h):
+                          // the MUL after an RMS_NORM, or the SILU after an SSM_CONV (and its ADD)
+    int    fused_mid;     // SSM_CONV chain: index of the ADD between, -1: none
     int    nth;           // threads computing it (1: thread 0 alone)
     int    slot;          // chunk slot (ggml_cpu_chunk_select)
     int    n_dirty;       // chunk slots used since the last barrier, this entry's included

@@ -71,7 +71,10 @@ static void graph_compute_thread(struct ggml_threadpool * tp, int ith, void * da
             if (e->nth == 1) {
                 ggml_cpu_chunk_reset(tp); // thread 0's slot, used by every node it runs alone
             }
-            if (e->fused >= 0) {
+            if (e->fused >= 0 && node->op == GGML_OP_SSM_CONV) {
+                ggml_cpu_fused_ssm_conv_forward(&params, node, e->fused_mid >= 0 ? cgraph->nodes[e->fused_mid] : NULL,
+                                                cgraph->nodes[e->fused]);
+            } else if (e->fused >= 0) {
                 ggml_cpu_fused_rms_norm_mul_forward(&params, node, cgraph->nodes[e->fused]);
             } else {
                 const enum ggml_status st = ggml_cpu_op_forward(&params, node);

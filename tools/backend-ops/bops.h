@@ -29,6 +29,7 @@ enum bop_fill {
     BOP_FILL_INDEX,    // integers uniform in [lo, hi) (indices, positions)
     BOP_FILL_ROWPERM,  // each row: distinct integers from [0, hi) (hi >= ne0), e.g. set_rows targets
     BOP_FILL_MASK,     // uniform in [lo, hi] with about 1 element in 8 set to -inf, never a whole row
+    BOP_FILL_HADAMARD, // row r (mod ne1), element i: hi*(-1)^popcount(r & i) (Sylvester Hadamard matrix)
 };
 
 // How the result is compared with the reference.
@@ -128,6 +129,7 @@ bool bops_cases_conv(struct bop_cases * list);
 bool bops_cases_seq(struct bop_cases * list);
 bool bops_cases_shape2(struct bop_cases * list);
 bool bops_cases_dsv4(struct bop_cases * list);
+bool bops_cases_fastpath(struct bop_cases * list);
 
 // "f32", "f16", ... (lower case, as in the case strings)
 const char * bops_tname(enum ggml_type type);

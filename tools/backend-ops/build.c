@@ -55,7 +55,8 @@ bool bops_cases_all(struct bop_cases * list) {
            bops_cases_conv(list) &&
            bops_cases_seq(list) &&
            bops_cases_shape2(list) &&
-           bops_cases_dsv4(list);
+           bops_cases_dsv4(list) &&
+           bops_cases_fastpath(list);
 }
 
 //

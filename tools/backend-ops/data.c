@@ -231,6 +231,18 @@ bool bops_fill(struct bop_rng * rng, const struct bop_input * in, void * data) {
             case BOP_FILL_ROWPERM:
                 ok = bops_fill_rowperm_row(rng, row, n0, (int64_t) in->hi, scratch);
                 break;
+            case BOP_FILL_HADAMARD: {
+                const uint64_t rr = (uint64_t) (r % (t->ne[1] > 0 ? t->ne[1] : 1));
+                for (int64_t i = 0; i < n0; i++) {
+                    uint64_t v = rr & (uint64_t) i;
+                    int odd = 0;
+                    for (; v != 0; v &= v - 1) {
+                        odd ^= 1;
+                    }
+                    row[i] = odd ? -in->hi : in->hi;
+                }
+                break;
+            }
             case BOP_FILL_MASK: {
                 const int64_t keep = bops_rng_below(rng, n0);
                 for (int64_t i = 0; i < n0; i++) {

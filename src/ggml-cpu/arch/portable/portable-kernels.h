@@ -13,3 +13,5 @@ extern const struct ggml_mm_kernels ggml_cpu_mm_portable;
 // few-columns matrix product (portable-gemv-cols.c)
 void ggml_cpu_gemv_cols_portable(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                                  const float * const * b, int nb, float * out, int64_t ldo);
+// Walsh-Hadamard transform (portable-fwht.c)
+void ggml_cpu_fwht_portable(int64_t n, float * y, const float * x, float s);

@@ -101,6 +101,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_portable = {
     .conv2d_tile = conv2d_tile_portable,
     .rope_normal = rope_normal_portable,
     .rope_half   = rope_half_portable,
+    .fwht        = ggml_cpu_fwht_portable,
     // quantized dot products (portable-quant.c); a type whose slot is NULL here is refused by
     // supports_op
     .quant       = GGML_CPU_QUANT_PORTABLE_SLOTS,

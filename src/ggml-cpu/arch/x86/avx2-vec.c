@@ -212,7 +212,33 @@ VEC_MAP(a2_exp,         T2, 8, _mm256_loadu_ps, _mm256_storeu_ps, v8_exp)
 VEC_MAP(a2_expm1,       T2, 8, _mm256_loadu_ps, _mm256_storeu_ps, v8_expm1)
 VEC_MAP(a2_tanh,        T2, 8, _mm256_loadu_ps, _mm256_storeu_ps, v8_tanh)
 VEC_MAP(a2_sigmoid,     T2, 8, _mm256_loadu_ps, _mm256_storeu_ps, v8_sigmoid)
-VEC_MAP(a2_silu,        T2, 8, _mm256_loadu_ps, _mm256_storeu_ps, v8_silu)
+// silu two vectors per step (the two exponentials' chains overlap), by v8_silu_inrange where both
+// vectors are in range; an element's value so depends on its group of 16 from the row's start
+// (either formula within silu's bound): callers that split a row keep the pieces on multiples of 16
+T2 static void a2_silu(int64_t n, float * y, const float * x) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 x0 = _mm256_loadu_ps(x + i);
+        const __m256 x1 = _mm256_loadu_ps(x + i + 8);
+        if (v8_both_inrange(x0, x1)) {
+            _mm256_storeu_ps(y + i,     v8_silu_inrange(x0));
+            _mm256_storeu_ps(y + i + 8, v8_silu_inrange(x1));
+        } else {
+            _mm256_storeu_ps(y + i,     v8_silu(x0));
+            _mm256_storeu_ps(y + i + 8, v8_silu(x1));
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(y + i, v8_silu(_mm256_loadu_ps(x + i)));
+    }
+    if (i < n) {
+        float t[8];
+        memset(t, 0, sizeof(t));
+        memcpy(t, x + i, (size_t) (n - i)*sizeof(float));
+        _mm256_storeu_ps(t, v8_silu(_mm256_loadu_ps(t)));
+        memcpy(y + i, t, (size_t) (n - i)*sizeof(float));
+    }
+}
 // silu(x)*g in one pass over the three rows; two vectors per step so that the two exponentials'
 // dependency chains overlap
 T2 static void a2_swiglu(int64_t n, float * y, const float * x, const float * g) {

@@ -149,6 +149,7 @@ const struct ggml_cpu_kernels ggml_cpu_kernels_avx2 = {
     .conv2d_tile = conv2d_tile_avx2,
     .rope_normal = rope_normal_avx2,
     .rope_half   = rope_half_avx2,
+    .fwht        = ggml_cpu_fwht_avx2,
     .quant       = GGML_CPU_QUANT_AVX2_SLOTS, // avx2-quant.c; the other types: portable's
 };
 

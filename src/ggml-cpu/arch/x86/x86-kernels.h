@@ -20,6 +20,8 @@ void ggml_cpu_gemv_cols_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t n
 void ggml_cpu_gemv_cols_h_avx2(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                                const float * const * b, const ggml_fp16_t * const * bh, int nh, int nb,
                                float * out, int64_t ldo);
+// Walsh-Hadamard transform (avx2-fwht.c)
+void ggml_cpu_fwht_avx2(int64_t n, float * y, const float * x, float s);
 void ggml_cpu_gemv_cols_avx512(const struct ggml_mm_src * a, int64_t n0, int64_t nn, int64_t K,
                                const float * const * b, int nb, float * out, int64_t ldo);
 #endif
