@@ -1,11 +1,13 @@
 // The decode slots (gemv) of Q2_K and Q3_K on raw blocks rather than quantized Gaussian rows, at
 // every level this CPU runs: the AVX2 kernels take the low level bits in place, times 1, 4 or 16
 // with the scales times 16, 4 or 1 (avx2-quant-gemv-k.c), so the largest products are the cases
-// to see:
+// to see; and so are they for Q4_K, Q5_K, Q6_K (levels up to 63 through vpmaddubsw on AVX-512):
 //   - every byte random (levels, high bits, scales and mins of every value);
 //   - every level and every scale at its maximum (Q2_K level 3, scale 15, min 15; Q3_K level 3
-//     with the high bit, scale 31) and at the Q3_K minimum (level -4, scale -32), against
-//     activations of -128 and 127 in runs (a maddubs pair at its largest);
+//     with the high bit, scale 31; Q4_K / Q5_K levels 15 / 31, scale and min 63; Q6_K level 31,
+//     scale 127) and at the minimum (Q3_K level -4, scale -32; Q4_K / Q5_K level 0 with scale and
+//     min 63; Q6_K level -32, scale -127), against activations of -128 and 127 in runs (a
+//     maddubs pair at its largest);
 //   - 1 .. 9 rows (the 4-row lockstep and the single rows after it), 1 and 5 super-blocks.
 // Each output against the double dot of the dequantized rows (2e-5 of the sum of |products|) and
 // against the portable vec_dot.
@@ -55,22 +57,32 @@ static void put_f16(uint8_t * p, float v) {
     memcpy(p, &h, 2);
 }
 
-// Q2_K: scales[16] (scale | min << 4), qs[64], d, dmin; Q3_K: hmask[32], qs[64], scales[12], d
+// Q2_K: scales[16] (scale | min << 4), qs[64], d, dmin; Q3_K: hmask[32], qs[64], scales[12], d;
+// Q4_K: d, dmin, scales[12], qs[128]; Q5_K: d, dmin, scales[12], qh[32], qs[128]; Q6_K: ql[128],
+// qh[64], scales[16] (int8), d
 static void fill_block(enum ggml_type t, uint8_t * b, enum fill f) {
     const size_t n = ggml_type_size(t);
-    const size_t bytes = t == GGML_TYPE_Q2_K ? 80 : 108;
+    const bool q45 = t == GGML_TYPE_Q4_K || t == GGML_TYPE_Q5_K;
+    const size_t nf16 = t == GGML_TYPE_Q2_K || q45 ? 2 : 1; // d (and dmin)
+    const size_t lead = q45 ? 4 : 0, bytes = n - 2*nf16;
     for (size_t i = 0; i < bytes; i++) {
-        b[i] = f == FILL_RANDOM ? (uint8_t) rnd_u32() : f == FILL_MAX ? 0xFF : 0x00;
+        b[lead + i] = f == FILL_RANDOM ? (uint8_t) rnd_u32() : f == FILL_MAX ? 0xFF : 0x00;
     }
     if (t == GGML_TYPE_Q2_K && f == FILL_MIN) {
         memset(b, 0x0F, 16); // scale 15, min 0, every level 0
     }
-    const float d = 1e-3f*(float) (1 + rnd_u32() % 1000);
-    put_f16(b + bytes, d);
-    if (t == GGML_TYPE_Q2_K) {
-        put_f16(b + bytes + 2, 0.5f*d);
+    if (q45 && f == FILL_MIN) {
+        memset(b + 4, 0xFF, 12); // every scale and min 63, every level 0
     }
-    TEST_CHECK(bytes + (t == GGML_TYPE_Q2_K ? 4 : 2) == n);
+    if (t == GGML_TYPE_Q6_K && f != FILL_RANDOM) {
+        memset(b + 192, f == FILL_MAX ? 0x7F : 0x81, 16); // scales 127 (levels 31) / -127 (levels -32)
+    }
+    const float d = 1e-3f*(float) (1 + rnd_u32() % 1000);
+    uint8_t * pd = q45 ? b : b + bytes;
+    put_f16(pd, d);
+    if (nf16 == 2) {
+        put_f16(pd + 2, 0.5f*d);
+    }
 }
 
 static double ref_dot(enum ggml_type t, const void * x, const void * y, int64_t k, double * sabs) {
@@ -150,7 +162,7 @@ int main(void) {
         }
         const struct ggml_cpu_kernels * kt = ggml_cpu_kernels_level((enum ggml_cpu_isa_level) level);
         int n = 0;
-        const enum ggml_type types[] = { GGML_TYPE_Q2_K, GGML_TYPE_Q3_K };
+        const enum ggml_type types[] = { GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
         for (size_t ti = 0; ti < sizeof(types)/sizeof(types[0]); ti++) {
             for (int f = FILL_RANDOM; f <= FILL_MIN; f++) {
                 for (int rep = 0; rep < 4; rep++) {
@@ -159,7 +171,7 @@ int main(void) {
                 }
             }
         }
-        printf("test-cpu-quant-gemv-k23: [%s] %d decode cases of Q2_K and Q3_K checked\n", lv, n);
+        printf("test-cpu-quant-gemv-k23: [%s] %d decode cases of Q2_K .. Q6_K checked\n", lv, n);
     }
     return test_finish("test-cpu-quant-gemv-k23");
 }

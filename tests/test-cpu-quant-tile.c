@@ -336,6 +336,18 @@ int main(void) {
             }
         }
         printf("test-cpu-quant-tile: [%s] tiles of %d quantized types checked, decode kernels of %d\n", lv, n, ng);
+        if (level == GGML_CPU_ISA_AVX512) {
+            // the AVX-512 level's own decode kernels, not AVX2's inherited ones (in the SIMDe runs
+            // of tests/avx512-emu: the emulated kernels are what the checks above called)
+            const struct ggml_cpu_kernels * k2 = ggml_cpu_kernels_level(GGML_CPU_ISA_AVX2);
+            const enum ggml_type own[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+                                           GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q2_K,
+                                           GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+            for (size_t i = 0; i < sizeof(own)/sizeof(own[0]); i++) {
+                TEST_CHECK_MSG(kt->quant[own[i]].gemv != NULL && kt->quant[own[i]].gemv != k2->quant[own[i]].gemv,
+                               "[%s] %s: the decode slot is not the AVX-512 level's own", lv, ggml_type_name(own[i]));
+            }
+        }
         check_act_quantizers(kt, lv);
     }
     const struct ggml_cpu_kernels * kl = ggml_cpu_kernels_get(false);

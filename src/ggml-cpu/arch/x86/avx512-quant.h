@@ -19,13 +19,15 @@ GGML_CPU_Q_DECL_AVX512(q2_K) GGML_CPU_Q_DECL_AVX512(q3_K) GGML_CPU_Q_DECL_AVX512
 GGML_CPU_Q_DECL_AVX512(q6_K) GGML_CPU_Q_DECL_AVX512(iq4_xs)
 #undef GGML_CPU_Q_DECL_AVX512
 
-// the decode kernels (avx512-quant-gemv.c; IQ4_XS: avx512-quant-gemv-k.c)
+// the decode kernels (avx512-quant-gemv.c; IQ4_XS: avx512-quant-gemv-k.c; Q2_K .. Q6_K:
+// avx512-quant-gemv-kq.c)
 #define GGML_CPU_Q_GEMV_DECL_AVX512(t) \
     void ggml_cpu_q_gemv_##t##_avx512(int n, float * s, const void * x, size_t bx, const void * y, int nr); \
     void ggml_cpu_q_gemv_##t##_avx512_vnni(int n, float * s, const void * x, size_t bx, const void * y, int nr);
 GGML_CPU_Q_GEMV_DECL_AVX512(q4_0) GGML_CPU_Q_GEMV_DECL_AVX512(q4_1) GGML_CPU_Q_GEMV_DECL_AVX512(q5_0)
 GGML_CPU_Q_GEMV_DECL_AVX512(q5_1) GGML_CPU_Q_GEMV_DECL_AVX512(q8_0) GGML_CPU_Q_GEMV_DECL_AVX512(iq4_nl)
-GGML_CPU_Q_GEMV_DECL_AVX512(iq4_xs)
+GGML_CPU_Q_GEMV_DECL_AVX512(iq4_xs) GGML_CPU_Q_GEMV_DECL_AVX512(q2_K) GGML_CPU_Q_GEMV_DECL_AVX512(q3_K)
+GGML_CPU_Q_GEMV_DECL_AVX512(q4_K) GGML_CPU_Q_GEMV_DECL_AVX512(q5_K) GGML_CPU_Q_GEMV_DECL_AVX512(q6_K)
 #undef GGML_CPU_Q_GEMV_DECL_AVX512
 
 // the slots of one instruction set (sfx: avx512 or avx512_vnni)
@@ -37,11 +39,11 @@ GGML_CPU_Q_GEMV_DECL_AVX512(iq4_xs)
     [GGML_TYPE_Q8_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q8_0_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q8_0_##sfx }, \
     [GGML_TYPE_IQ4_NL] = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_iq4_nl_##sfx, NULL, NULL, ggml_cpu_q_gemv_iq4_nl_##sfx }, \
     [GGML_TYPE_MXFP4]  = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_##sfx,  NULL }, \
-    [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_##sfx,   NULL }, \
-    [GGML_TYPE_Q3_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_##sfx,   NULL }, \
-    [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_##sfx,   NULL }, \
-    [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_##sfx,   NULL }, \
-    [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_##sfx,   NULL }, \
+    [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q2_K_##sfx }, \
+    [GGML_TYPE_Q3_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q3_K_##sfx }, \
+    [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q4_K_##sfx }, \
+    [GGML_TYPE_Q5_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q5_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q5_K_##sfx }, \
+    [GGML_TYPE_Q6_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q6_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q6_K_##sfx }, \
     [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_##sfx, NULL, NULL, ggml_cpu_q_gemv_iq4_xs_##sfx }, \
 }
 #define GGML_CPU_QUANT_AVX512_SLOTS GGML_CPU_QUANT_AVX512_SLOTS_OF(avx512)
