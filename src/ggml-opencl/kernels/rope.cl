@@ -16,6 +16,28 @@ float yarn_ramp(float low, float high, long p) {
     return 1.0f - clamp(y, 0.0f, 1.0f);
 }
 
+// cos and sin of pair p's angle at `position`, scaled by the attention factor: the base angle
+// position * theta_scale^e (e: p, or p's index in its section for the multi-section modes),
+// divided by the frequency factor, then YaRN's mix of the interpolated and extrapolated angles
+void rope_cos_sin(float position, long e, long p, float log2_theta_scale, float freq_scale, float ext_factor,
+                  float attn_factor, float corr0, float corr1, const __global char * ff, tdesc fd, int has_ff,
+                  float * c, float * s) {
+    float theta_extrap = position*exp2((float) e*log2_theta_scale);
+    if (has_ff) {
+        theta_extrap /= load_f(TPTR(ff, fd, p, 0, 0, 0), fd.type);
+    }
+    const float theta_interp = freq_scale*theta_extrap;
+    float theta = theta_interp;
+    float mscale = attn_factor;
+    if (ext_factor != 0.0f) {
+        const float mix = yarn_ramp(corr0, corr1, p)*ext_factor;
+        theta = theta_interp*(1.0f - mix) + theta_extrap*mix;
+        mscale *= 1.0f + 0.1f*log(1.0f/freq_scale);
+    }
+    *c = cos(theta)*mscale;
+    *s = sin(theta)*mscale;
+}
+
 __kernel void k_rope(__global const char * a, tdesc ad, __global const char * pos, tdesc pd,
                      __global const char * ff, tdesc fd, __global char * dst, tdesc dd,
                      int n_dims, int mode, float freq_scale, float ext_factor, float attn_factor,
@@ -86,20 +108,9 @@ __kernel void k_rope(__global const char * a, tdesc ad, __global const char * po
         }
     }
     const float position = (float) load_idx(TPTR(pos, pd, i2 + which*ad.ne[2], 0, 0, 0), pd.type);
-    float theta_extrap = position*exp2((float) exponent*log2_theta_scale);
-    if (has_ff) {
-        theta_extrap /= load_f(TPTR(ff, fd, p, 0, 0, 0), fd.type);
-    }
-    const float theta_interp = freq_scale*theta_extrap;
-    float theta = theta_interp;
-    float mscale = attn_factor;
-    if (ext_factor != 0.0f) {
-        const float mix = yarn_ramp(corr0, corr1, p)*ext_factor;
-        theta = theta_interp*(1.0f - mix) + theta_extrap*mix;
-        mscale *= 1.0f + 0.1f*log(1.0f/freq_scale);
-    }
-    const float c = cos(theta)*mscale;
-    const float s = sin(theta)*mscale;
+    float c, s;
+    rope_cos_sin(position, exponent, p, log2_theta_scale, freq_scale, ext_factor, attn_factor, corr0, corr1,
+                 ff, fd, has_ff, &c, &s);
 
     long j0, j1;
     if (mode == MODE_NORMAL) {
@@ -141,20 +152,9 @@ __kernel void k_rope_heads(__global const char * a, tdesc ad, __global const cha
     }
     const long p = slot;
     const float position = (float) load_idx(TPTR(pos, pd, i2, 0, 0, 0), pd.type);
-    float theta_extrap = position*exp2((float) p*log2_theta_scale);
-    if (has_ff) {
-        theta_extrap /= load_f(TPTR(ff, fd, p, 0, 0, 0), fd.type);
-    }
-    const float theta_interp = freq_scale*theta_extrap;
-    float theta = theta_interp;
-    float mscale = attn_factor;
-    if (ext_factor != 0.0f) {
-        const float mix = yarn_ramp(corr0, corr1, p)*ext_factor;
-        theta = theta_interp*(1.0f - mix) + theta_extrap*mix;
-        mscale *= 1.0f + 0.1f*log(1.0f/freq_scale);
-    }
-    const float c = cos(theta)*mscale;
-    const float s = sin(theta)*mscale;
+    float c, s;
+    rope_cos_sin(position, p, p, log2_theta_scale, freq_scale, ext_factor, attn_factor, corr0, corr1,
+                 ff, fd, has_ff, &c, &s);
     const long j0 = mode == MODE_NORMAL ? 2*p : p;
     const long j1 = mode == MODE_NORMAL ? 2*p + 1 : p + n_pairs;
     const __global char * pa0 = TPTR(a, ad, j0, 0, i2, i3);
@@ -270,20 +270,9 @@ __kernel void k_rope_pairs(__global const char * a, tdesc ad, __global const cha
     }
     const long p = slot;
     const float position = (float) load_idx(TPTR(pos, pd, i2, 0, 0, 0), pd.type);
-    float theta_extrap = position*exp2((float) p*log2_theta_scale);
-    if (has_ff) {
-        theta_extrap /= load_f(TPTR(ff, fd, p, 0, 0, 0), fd.type);
-    }
-    const float theta_interp = freq_scale*theta_extrap;
-    float theta = theta_interp;
-    float mscale = attn_factor;
-    if (ext_factor != 0.0f) {
-        const float mix = yarn_ramp(corr0, corr1, p)*ext_factor;
-        theta = theta_interp*(1.0f - mix) + theta_extrap*mix;
-        mscale *= 1.0f + 0.1f*log(1.0f/freq_scale);
-    }
-    const float c = cos(theta)*mscale;
-    const float s = sin(theta)*mscale;
+    float c, s;
+    rope_cos_sin(position, p, p, log2_theta_scale, freq_scale, ext_factor, attn_factor, corr0, corr1,
+                 ff, fd, has_ff, &c, &s);
     const long j0 = mode == MODE_NORMAL ? 2*p : p;
     const long j1 = mode == MODE_NORMAL ? 2*p + 1 : p + n_pairs;
     const __global char * pa0 = TPTR(a, ad, j0, i1, i2, i3);
