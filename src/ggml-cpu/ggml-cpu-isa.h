@@ -27,6 +27,15 @@ const char * ggml_cpu_isa_name(enum ggml_cpu_isa_level level);
 // then carries the VNNI quantized kernels (avx512-quant.h). GGML_CPU_AVX512_VNNI=0 turns them off.
 bool ggml_cpu_isa_avx512_vnni(void);
 
+// Kernel helpers are force-inlined so that each call site specialises them. In builds with
+// sanitizers (GGML_SANITIZER_BUILD, defined by GGML_SANITIZE) they are plain functions: the
+// instrumented, fully expanded kernels took gcc and clang 10 to over 20 minutes per file in CI.
+#ifdef GGML_SANITIZER_BUILD
+#    define GGML_KERNEL_INLINE static inline
+#else
+#    define GGML_KERNEL_INLINE static inline __attribute__((always_inline))
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 #    define GGML_CPU_X86 1
 #    if defined(GGML_CPU_SIMD_EMULATED)

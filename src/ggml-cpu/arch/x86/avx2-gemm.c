@@ -12,7 +12,7 @@
 #define MM_Y_MR 6
 #define MM_Y_NR 16
 
-#define MM_INLINE static inline __attribute__((always_inline))
+#define MM_INLINE GGML_KERNEL_INLINE
 
 GGML_TARGET_AVX2 static void mm_kernel_avx2(int64_t kc, const float * restrict bp, const float * restrict ap,
                                             float * restrict c, int64_t ldc, bool acc) {

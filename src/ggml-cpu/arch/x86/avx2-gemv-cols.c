@@ -45,14 +45,7 @@
 
 #define CK_PF_HINT _MM_HINT_T0
 
-// Forced inlining specialises the tile bodies for every (type, rows of A, rows of B, prefetch)
-// combination: fast, but with ASan + UBSan clang took over 20 minutes on this file alone. Builds
-// with sanitizers (GGML_SANITIZER_BUILD, set by GGML_SANITIZE) keep them as plain functions.
-#ifdef GGML_SANITIZER_BUILD
-#define CK_INLINE static __attribute__((noinline))
-#else
-#define CK_INLINE static inline __attribute__((always_inline))
-#endif
+#define CK_INLINE GGML_KERNEL_INLINE
 
 // keeps v in a register: without it the compiler folds the load of a B vector into every FMA
 // that uses it (one load per FMA instead of one per CK_R FMAs)

@@ -32,7 +32,7 @@
 
 enum qgk_kind { QGK_Q4_K, QGK_Q5_K, QGK_Q2_K, QGK_Q3_K, QGK_IQ4_XS, QGK_Q6_K };
 
-#define QGK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+#define QGK_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
 // distant row runs read in lockstep (1 thread, process CPU time, K = 4096, N = 14336, Q4_K / Q5_K:
 // 1 stream 10.5 / 11 GB/s, 2 streams 14 / 14, 4 streams 15 / 15, 8 streams 14 / 13; a software

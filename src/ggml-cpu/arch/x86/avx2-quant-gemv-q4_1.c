@@ -34,7 +34,7 @@
 #define Q41_XSZ   sizeof(block_q4_1)
 #define Q41_YSZ   sizeof(block_q8_1)
 
-#define Q41_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+#define Q41_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
 // the block of a group whose sum lands in lane j (lane = 5 x block mod 8), and the two blocks
 // each of the 4 pair registers holds (low half: lane j, high half: lane j + 4)

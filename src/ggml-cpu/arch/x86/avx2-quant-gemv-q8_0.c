@@ -28,7 +28,7 @@
 #define Q80_PF    2048 // software prefetch distance of the single rows after the runs, bytes
 #define Q80_SZ    sizeof(block_q8_0)
 
-#define Q80_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+#define Q80_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
 // the first 4 bytes of the block at b (NULL: 0): its fp16 scale in the low word
 Q80_INLINE __m128i q80_word(const char * b) {

@@ -44,7 +44,7 @@ enum qg_kind { QG_Q4_0, QG_Q5_0, QG_Q5_1, QG_IQ4_NL };
 // types within noise); the last nr % QG_STREAMS rows are one prefetched stream
 #define QG_STREAMS 4
 
-#define QG_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+#define QG_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
 // the activation row of one segment in the loop's layout
 struct qg_act {

@@ -19,7 +19,7 @@
 
 enum qtk_kind { QTK_Q4_K, QTK_Q5_K, QTK_Q6_K, QTK_IQ4_XS };
 
-#define QTK_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+#define QTK_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
 // an empty asm that claims to change v: keeps the compiler from reassociating a step's sums into
 // a tree over the unrolled steps (which computes every product first and spills them)

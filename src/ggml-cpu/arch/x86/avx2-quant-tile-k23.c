@@ -17,7 +17,7 @@
 
 enum qt23_kind { QT23_Q2_K, QT23_Q3_K };
 
-#define QT23_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+#define QT23_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
 // keeps the compiler from reassociating the unrolled steps' sums into a tree (avx2-quant-tile-k.c)
 #if defined(__GNUC__)

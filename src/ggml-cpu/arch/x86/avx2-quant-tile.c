@@ -26,7 +26,7 @@
 
 enum qt_kind { QT_Q4_0, QT_Q4_1, QT_Q5_0, QT_Q5_1, QT_Q8_0, QT_IQ4_NL };
 
-#define QT_INLINE GGML_TARGET_AVX2 static inline __attribute__((always_inline))
+#define QT_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
 QT_INLINE float qt_hsum(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));

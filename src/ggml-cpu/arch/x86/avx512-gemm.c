@@ -13,7 +13,7 @@
 #define MM_Z_MR 12
 #define MM_Z_NR 32
 
-#define MM_INLINE static inline __attribute__((always_inline))
+#define MM_INLINE GGML_KERNEL_INLINE
 
 GGML_TARGET_AVX512 static void mm_kernel_avx512(int64_t kc, const float * restrict bp, const float * restrict ap,
                                                 float * restrict c, int64_t ldc, bool acc) {

@@ -19,7 +19,7 @@
 #define CK_G  4    // rows of B per pass over the tile
 #define CK_KB 2048 // k per block
 
-#define CK_INLINE static inline __attribute__((always_inline))
+#define CK_INLINE GGML_KERNEL_INLINE
 
 // 16 consecutive elements of type `type` as floats
 GGML_TARGET_AVX512 CK_INLINE __m512 ck_load16(enum ggml_type type, const char * p) {

@@ -34,7 +34,7 @@
 #define ZX_PF      2048 // software prefetch distance of the single rows after the runs, bytes
 #define ZX_STREAMS 4    // distant runs of rows in lockstep
 
-#define ZX_INLINE GGML_TARGET_AVX512 static inline __attribute__((always_inline))
+#define ZX_INLINE GGML_TARGET_AVX512 GGML_KERNEL_INLINE
 
 // the activation row of one segment in the loop's layout
 struct zx_act {

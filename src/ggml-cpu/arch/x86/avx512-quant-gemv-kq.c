@@ -43,7 +43,7 @@ enum zk_kind { ZK_Q2_K, ZK_Q3_K, ZK_Q4_K, ZK_Q5_K, ZK_Q6_K };
 #define ZK_PF      2048 // software prefetch distance of the single rows after the runs, bytes
 #define ZK_STREAMS 4    // distant runs of rows in lockstep
 
-#define ZK_INLINE GGML_TARGET_AVX512 static inline __attribute__((always_inline))
+#define ZK_INLINE GGML_TARGET_AVX512 GGML_KERNEL_INLINE
 
 // the activation row of one segment in the loop's layout
 struct zk_act {

@@ -40,7 +40,7 @@ enum zg_kind { ZG_Q4_0, ZG_Q4_1, ZG_Q5_0, ZG_Q5_1, ZG_Q8_0, ZG_IQ4_NL };
 #define ZG_PF      2048 // software prefetch distance of the single rows after the runs, bytes
 #define ZG_STREAMS 4    // distant runs of rows in lockstep (avx2-quant-gemv.c, QG_STREAMS)
 
-#define ZG_INLINE GGML_TARGET_AVX512 static inline __attribute__((always_inline))
+#define ZG_INLINE GGML_TARGET_AVX512 GGML_KERNEL_INLINE
 
 // the activation row of one segment in the loop's layout
 struct zg_act {
