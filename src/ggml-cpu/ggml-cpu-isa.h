@@ -28,8 +28,8 @@ const char * ggml_cpu_isa_name(enum ggml_cpu_isa_level level);
 bool ggml_cpu_isa_avx512_vnni(void);
 
 // Kernel helpers are force-inlined so that each call site specialises them. In builds with
-// sanitizers (GGML_SANITIZER_BUILD, defined by GGML_SANITIZE) they are plain functions: the
-// instrumented, fully expanded kernels took gcc and clang 10 to over 20 minutes per file in CI.
+// sanitizers (GGML_SANITIZER_BUILD, defined by GGML_SANITIZE) the compiler decides what to inline:
+// instrumenting the fully expanded kernels took gcc and clang 10 to over 20 minutes per file in CI.
 #ifdef GGML_SANITIZER_BUILD
 #    define GGML_KERNEL_INLINE static inline
 #else
