@@ -260,6 +260,24 @@ enum ggml_status ggml_ocl_norm_rows_gpu(struct ggml_ocl_backend * be, const stru
     return ggml_ocl_launch_groups(&args, n_rows(dst), local);
 }
 
+// the copy kernels' arguments for the source a and the destination op: each one's buffer, its
+// offset in elements and its type
+static bool arg_copy_ends(struct ggml_ocl_args * args, const struct ggml_tensor * a, const struct ggml_tensor * op) {
+    const struct ggml_tensor * ends[2] = { a, op };
+    for (int i = 0; i < 2; i++) {
+        cl_mem mem = NULL;
+        size_t offs = 0;
+        if (!ggml_ocl_tensor_mem(ends[i], args->kname, &mem, &offs)) {
+            return false;
+        }
+        const cl_ulong o = offs / ggml_type_size(ends[i]->type);
+        ggml_ocl_arg_raw(args, sizeof(mem), &mem);
+        ggml_ocl_arg_raw(args, sizeof(o), &o);
+        ggml_ocl_arg_i32(args, (int32_t) ends[i]->type);
+    }
+    return true;
+}
+
 static enum ggml_status eltwise_gpu(struct ggml_ocl_backend * be, struct ggml_tensor * op) {
     const struct ggml_tensor * a = op->src[0];
     const struct ggml_tensor * b = op->src[1];
@@ -270,17 +288,8 @@ static enum ggml_status eltwise_gpu(struct ggml_ocl_backend * be, struct ggml_te
         if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, v4 ? "k_gcpy4" : "k_gcpy1")) {
             return GGML_STATUS_FAILED;
         }
-        const struct ggml_tensor * ends[2] = { a, op };
-        for (int i = 0; i < 2; i++) {
-            cl_mem mem = NULL;
-            size_t offs = 0;
-            if (!ggml_ocl_tensor_mem(ends[i], args.kname, &mem, &offs)) {
-                return GGML_STATUS_FAILED;
-            }
-            const cl_ulong o = offs / ggml_type_size(ends[i]->type);
-            ggml_ocl_arg_raw(&args, sizeof(mem), &mem);
-            ggml_ocl_arg_raw(&args, sizeof(o), &o);
-            ggml_ocl_arg_i32(&args, (int32_t) ends[i]->type);
+        if (!arg_copy_ends(&args, a, op)) {
+            return GGML_STATUS_FAILED;
         }
         arg_u32(&args, v4 ? n/4 : n);
         return launch_flat(&args, v4 ? n/4 : n);
@@ -367,17 +376,8 @@ enum ggml_status ggml_ocl_eltwise_vec(struct ggml_ocl_backend * be, struct ggml_
         if (!ggml_ocl_args_begin(&args, be, op, GGML_OCL_PROG_ELTWISE_VEC, "k_vcpy")) {
             return GGML_STATUS_FAILED;
         }
-        const struct ggml_tensor * ends[2] = { a, op };
-        for (int i = 0; i < 2; i++) {
-            cl_mem mem = NULL;
-            size_t offs = 0;
-            if (!ggml_ocl_tensor_mem(ends[i], args.kname, &mem, &offs)) {
-                return GGML_STATUS_FAILED;
-            }
-            const cl_ulong o = offs / ggml_type_size(ends[i]->type);
-            ggml_ocl_arg_raw(&args, sizeof(mem), &mem);
-            ggml_ocl_arg_raw(&args, sizeof(o), &o);
-            ggml_ocl_arg_i32(&args, (int32_t) ends[i]->type);
+        if (!arg_copy_ends(&args, a, op)) {
+            return GGML_STATUS_FAILED;
         }
         ggml_ocl_arg_i64(&args, ggml_nelements(op));
         const size_t items = (size_t) ((ggml_nelements(op) + 15) / 16);
