@@ -30,10 +30,7 @@ inline void attn_span(ATTN_ARGS, long i1, long h, long i3, long j_begin, long j_
 
     const long hk = h / (H / kd.ne[2]), k3 = i3 / (B / kd.ne[3]);
     const long hv = h / (H / vd.ne[2]), v3 = i3 / (B / vd.ne[3]);
-    float slope = 1.0f;
-    if (max_bias > 0.0f) {
-        slope = h < n_head_log2 ? pown(m0, (int) h + 1) : pown(m1, 2*((int) h - n_head_log2) + 1);
-    }
+    const float slope = alibi_slope(h, max_bias, m0, m1, n_head_log2);
     const __global char * mrow = has_mask ? TPTR(m, md, 0, i1, h % md.ne[2], i3 % md.ne[3]) : m;
 
     for (long d = lid; d < DK; d += L) {
@@ -190,10 +187,7 @@ void k_flash_attn_tile(ATTN_ARGS, __local float * qs, __local float * ks, __loca
 
     const long hk = h / (H / kd.ne[2]), k3 = i3 / (B / kd.ne[3]);
     const long hv = h / (H / vd.ne[2]), v3 = i3 / (B / vd.ne[3]);
-    float slope = 1.0f;
-    if (max_bias > 0.0f) {
-        slope = h < n_head_log2 ? pown(m0, (int) h + 1) : pown(m1, 2*((int) h - n_head_log2) + 1);
-    }
+    const float slope = alibi_slope(h, max_bias, m0, m1, n_head_log2);
     const __global char * mrow = has_mask ? TPTR(m, md, 0, i1c, h % md.ne[2], i3 % md.ne[3]) : m;
 
     for (long e = lid; e < FA_Q*DK; e += FA_WG) {

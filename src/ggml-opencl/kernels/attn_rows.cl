@@ -25,10 +25,7 @@ inline void attn_rows(__global const char * q, const tdesc qd, __global const ch
     const long i3 = g / H;
     const long hk = h / (H / kd.ne[2]), k3 = i3 / (B / kd.ne[3]);
     const long hv = h / (H / vd.ne[2]), v3 = i3 / (B / vd.ne[3]);
-    float slope = 1.0f;
-    if (max_bias > 0.0f) {
-        slope = h < n_head_log2 ? pown(m0, (int) h + 1) : pown(m1, 2*((int) h - n_head_log2) + 1);
-    }
+    const float slope = alibi_slope(h, max_bias, m0, m1, n_head_log2);
     const __global char * mrow = has_mask ? TPTR(m, md, 0, i1, h % md.ne[2], i3 % md.ne[3]) : m;
     const __global float * qrow = (const __global float *) TPTR(q, qd, 0, i1, h, i3);
     const int nv = D / 16;

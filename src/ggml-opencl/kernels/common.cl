@@ -299,3 +299,12 @@ float16 vgelu_erf16(float16 x) {
     const float16 erfc = t * vexp16(q - z * z);
     return x * select(0.5f * erfc, 1.0f - 0.5f * erfc, x >= 0.0f);
 }
+
+// the ALiBi slope of head h (1 without a bias): m0^(h+1) for the first n_head_log2 heads, then
+// m1^(2(h - n_head_log2) + 1)
+float alibi_slope(long h, float max_bias, float m0, float m1, int n_head_log2) {
+    if (!(max_bias > 0.0f)) { // NaN too, as the kernels had it
+        return 1.0f;
+    }
+    return h < n_head_log2 ? pown(m0, (int) h + 1) : pown(m1, 2*((int) h - n_head_log2) + 1);
+}

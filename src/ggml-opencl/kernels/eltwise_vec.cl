@@ -251,10 +251,7 @@ __kernel void k_vsoft_max(__global const float * a, ulong oa, __global float * d
     const long i3 = r / (ne1*ne2);
     const __global float * x = a + oa + r*ne0;
     __global float * z = d + od + r*ne0;
-    float slope = 1.0f;
-    if (max_bias > 0.0f) {
-        slope = i2 < n_head_log2 ? pown(m0, (int) i2 + 1) : pown(m1, 2*((int) i2 - n_head_log2) + 1);
-    }
+    const float slope = alibi_slope(i2, max_bias, m0, m1, n_head_log2);
     const ulong mo = om + i1*ms1 + (i2 % mne2)*ms2 + (i3 % mne3)*ms3;
     const __global float * mf = (const __global float *) m + mo;
     const __global half  * mh = (const __global half *) m + mo;
@@ -497,10 +494,7 @@ __kernel void k_gsoft_max(__global const float * a, ulong oa, __global float * d
     const long i3 = r / (ne1*ne2);
     const __global float * x = a + oa + r*ne0;
     __global float * z = d + od + r*ne0;
-    float slope = 1.0f;
-    if (max_bias > 0.0f) {
-        slope = i2 < n_head_log2 ? pown(m0, (int) i2 + 1) : pown(m1, 2*((int) i2 - n_head_log2) + 1);
-    }
+    const float slope = alibi_slope(i2, max_bias, m0, m1, n_head_log2);
     const ulong mo = om + i1*ms1 + (i2 % mne2)*ms2 + (i3 % mne3)*ms3;
     const __global float * mf = (const __global float *) m + mo;
     const __global half  * mh = (const __global half *) m + mo;

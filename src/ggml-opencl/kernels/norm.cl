@@ -95,10 +95,7 @@ __kernel void k_soft_max(__global const char * a, tdesc ad, __global const char 
     const long n = ad.ne[0];
     const int L = get_local_size(0);
 
-    float slope = 1.0f;
-    if (max_bias > 0.0f) {
-        slope = i2 < n_head_log2 ? pown(m0, (int) i2 + 1) : pown(m1, 2*((int) i2 - n_head_log2) + 1);
-    }
+    const float slope = alibi_slope(i2, max_bias, m0, m1, n_head_log2);
     const __global char * row = TPTR(a, ad, 0, i1, i2, i3);
     const __global char * mrow = has_mask ? TPTR(m, md, 0, i1, i2 % md.ne[2], i3 % md.ne[3]) : m;
     __global char * out = TPTR(dst, dd, 0, i1, i2, i3);
