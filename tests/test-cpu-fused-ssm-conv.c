@@ -23,13 +23,6 @@ static struct ggml_context * new_ctx(void) {
     return ggml_init(ip);
 }
 
-static void fill(struct ggml_tensor * t, double lo, double hi) {
-    float * x = t->data;
-    for (int64_t i = 0; i < ggml_nelements(t); i++) {
-        x[i] = (float) test_rand_uniform(lo, hi);
-    }
-}
-
 static bool run(struct ggml_context * ctx, struct ggml_tensor * out, int n_threads) {
     struct ggml_cgraph * gf = ggml_new_graph(ctx);
     ggml_build_forward_expand(gf, out);
@@ -72,9 +65,9 @@ static void check_shape(int64_t dc, int64_t di, int64_t nt, int64_t ns, bool wit
     struct ggml_tensor * sx = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, dc - 1 + nt, di, ns);
     struct ggml_tensor * c  = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, dc, di);
     struct ggml_tensor * b  = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, di);
-    fill(sx, -2.0, 2.0);
-    fill(c, -1.0, 1.0);
-    fill(b, -1.0, 1.0);
+    test_fill_uniform_f32(sx, -2.0, 2.0);
+    test_fill_uniform_f32(c, -1.0, 1.0);
+    test_fill_uniform_f32(b, -1.0, 1.0);
     const int64_t n = di*nt*ns;
     double * ref = malloc(sizeof(double) * (size_t) n);
     float * u_conv = malloc(sizeof(float) * (size_t) n), * u_add = malloc(sizeof(float) * (size_t) n);

@@ -21,13 +21,6 @@ static struct ggml_context * new_ctx(void) {
     return ggml_init(ip);
 }
 
-static void fill(struct ggml_tensor * t, double lo, double hi) {
-    float * x = t->data;
-    for (int64_t i = 0; i < ggml_nelements(t); i++) {
-        x[i] = (float) test_rand_uniform(lo, hi);
-    }
-}
-
 static bool run(struct ggml_context * ctx, struct ggml_tensor * out, int n_threads) {
     struct ggml_cgraph * gf = ggml_new_graph(ctx);
     ggml_build_forward_expand(gf, out);
@@ -76,8 +69,8 @@ static void check_shape(const int64_t ne[4], const int64_t wne[4]) {
     }
     struct ggml_tensor * a = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, ne);
     struct ggml_tensor * w = ggml_new_tensor(ctx, GGML_TYPE_F32, 4, wne);
-    fill(a, -2.0, 2.0);
-    fill(w, 0.5, 1.5);
+    test_fill_uniform_f32(a, -2.0, 2.0);
+    test_fill_uniform_f32(w, 0.5, 1.5);
     const int64_t n = ggml_nelements(a);
     double * rn = malloc(sizeof(double) * (size_t) n), * ro = malloc(sizeof(double) * (size_t) n);
     float * un_norm = malloc(sizeof(float) * (size_t) n), * un_out = malloc(sizeof(float) * (size_t) n);
@@ -143,8 +136,8 @@ static void check_permuted(void) {
     }
     struct ggml_tensor * a = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, 48, 5, 3);
     struct ggml_tensor * w = ggml_new_tensor_1d(ctx, GGML_TYPE_F32, 48);
-    fill(a, -2.0, 2.0);
-    fill(w, 0.5, 1.5);
+    test_fill_uniform_f32(a, -2.0, 2.0);
+    test_fill_uniform_f32(w, 0.5, 1.5);
     struct ggml_tensor * p = ggml_permute(ctx, a, 0, 2, 1, 3); // [48, 3, 5]
     struct ggml_tensor * out = ggml_mul(ctx, ggml_rms_norm(ctx, p, EPS), w);
     struct ggml_tensor * c = ggml_cont(ctx, p);

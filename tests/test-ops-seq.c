@@ -25,13 +25,6 @@ static void set1(struct ggml_tensor * t, float v) {
     set(t, &v);
 }
 
-static void fill(struct ggml_tensor * t, double lo, double hi) {
-    float * d = (float *) t->data;
-    for (int64_t i = 0; i < ggml_nelements(t); i++) {
-        d[i] = (float) test_rand_uniform(lo, hi);
-    }
-}
-
 static enum ggml_status compute(struct ggml_context * ctx, struct ggml_tensor * out, int n_threads) {
     struct ggml_cgraph * gf = ggml_new_graph(ctx);
     ggml_build_forward_expand(gf, out);
@@ -188,9 +181,9 @@ static void test_threads(void) {
     }
     struct ggml_tensor * q = f32(ctx, 32, 2, 5, 1), * k = f32(ctx, 32, 2, 5, 1), * v = f32(ctx, 32, 6, 5, 3);
     struct ggml_tensor * g = f32(ctx, 32, 6, 5, 3), * beta = f32(ctx, 1, 6, 5, 3), * st = f32(ctx, 32, 32, 6, 3);
-    fill(q, -0.2, 0.2); fill(k, -0.2, 0.2); fill(v, -1, 1); fill(g, -2, -0.01); fill(beta, 0, 1); fill(st, -1, 1);
+    test_fill_uniform_f32(q, -0.2, 0.2); test_fill_uniform_f32(k, -0.2, 0.2); test_fill_uniform_f32(v, -1, 1); test_fill_uniform_f32(g, -2, -0.01); test_fill_uniform_f32(beta, 0, 1); test_fill_uniform_f32(st, -1, 1);
     struct ggml_tensor * a = f32(ctx, 37, 37, 3, 2), * b = f32(ctx, 70, 37, 3, 2);
-    fill(a, 0.5, 1); fill(b, -1, 1);
+    test_fill_uniform_f32(a, 0.5, 1); test_fill_uniform_f32(b, -1, 1);
     struct ggml_tensor * outs[2] = { ggml_gated_delta_net(ctx, q, k, v, g, beta, st, 3), ggml_solve_tri(ctx, a, b, true, true, false) };
     for (int i = 0; i < 2; i++) {
         if (!TEST_CHECK(outs[i] != NULL) || !TEST_CHECK(compute(ctx, outs[i], 1) == GGML_STATUS_SUCCESS)) {

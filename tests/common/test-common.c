@@ -135,3 +135,10 @@ int64_t test_rand_int(int64_t lo, int64_t hi) {
     uint64_t span = (uint64_t)(hi - lo) + 1;
     return lo + (int64_t)(test_rand_u64() % span);
 }
+
+void test_fill_uniform_f32(struct ggml_tensor * t, double lo, double hi) {
+    float * x = (float *) t->data;
+    for (int64_t i = 0; i < ggml_nelements(t); i++) {
+        x[i] = (float) test_rand_uniform(lo, hi);
+    }
+}

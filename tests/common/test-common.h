@@ -41,6 +41,8 @@ uint64_t test_rng_seed(void);
 uint64_t test_rand_u64(void);
 double   test_rand_uniform(double lo, double hi); // [lo, hi)
 int64_t  test_rand_int(int64_t lo, int64_t hi);   // [lo, hi]
+// every element of the F32 tensor t (with data) drawn uniformly from [lo, hi), in order
+void     test_fill_uniform_f32(struct ggml_tensor * t, double lo, double hi);
 
 #ifdef __cplusplus
 }
