@@ -139,6 +139,25 @@ static struct ggml_tensor * build_mul_mat_id(struct bop_graph * g, const struct 
     return as != NULL && b != NULL && ids != NULL ? ggml_mul_mat_id(g->ctx, as, b, ids) : NULL;
 }
 
+// one MUL_MAT_ID case: n_expert matrices of type t, [k, m] each, n_used of them per token for
+// n_tok tokens; n_b == 1 with several used experts broadcasts one activation row ("bcast")
+static bool add_mul_mat_id(struct bop_cases * list, enum ggml_type t, int n_expert, int n_used, int n_b, int n_tok,
+                           int64_t m, int64_t k) {
+    struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT_ID), build_mul_mat_id,
+            "type_a=%s,type_b=f32,n_mats=%d,n_used=%d,b=%s,m=%lld,n=%d,k=%lld", bops_tname(t),
+            n_expert, n_used, n_b == 1 && n_used > 1 ? "bcast" : "full", (long long) m, n_tok, (long long) k);
+    if (c == NULL) {
+        return false;
+    }
+    c->t[0] = t;
+    bops_ne(c->ne[0], k, m, 1, 1);
+    c->i[0] = n_expert;
+    c->i[1] = n_used;
+    c->i[2] = n_b;
+    c->i[3] = n_tok;
+    return true;
+}
+
 static bool cases_mul_mat_id(struct bop_cases * list, const enum ggml_type * types, int n_types) {
     // experts, used per token, rows of b per token (1: broadcast to every used expert), tokens
     static const struct { int n_expert, n_used, n_b, n_tok; } sh[] = {
@@ -150,20 +169,9 @@ static bool cases_mul_mat_id(struct bop_cases * list, const enum ggml_type * typ
             if (!sampled(types[ti], ti, s, ns)) {
                 continue;
             }
-            const int64_t k = 256, m = 32;
-            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT_ID), build_mul_mat_id,
-                    "type_a=%s,type_b=f32,n_mats=%d,n_used=%d,b=%s,m=%lld,n=%d,k=%lld", bops_tname(types[ti]),
-                    sh[s].n_expert, sh[s].n_used, sh[s].n_b == 1 && sh[s].n_used > 1 ? "bcast" : "full",
-                    (long long) m, sh[s].n_tok, (long long) k);
-            if (c == NULL) {
+            if (!add_mul_mat_id(list, types[ti], sh[s].n_expert, sh[s].n_used, sh[s].n_b, sh[s].n_tok, 32, 256)) {
                 return false;
             }
-            c->t[0] = types[ti];
-            bops_ne(c->ne[0], k, m, 1, 1);
-            c->i[0] = sh[s].n_expert;
-            c->i[1] = sh[s].n_used;
-            c->i[2] = sh[s].n_b;
-            c->i[3] = sh[s].n_tok;
         }
     }
     // decode (one or two tokens) with long rows and a row count off the work-group multiples
@@ -173,20 +181,9 @@ static bool cases_mul_mat_id(struct bop_cases * list, const enum ggml_type * typ
             continue;
         }
         for (size_t s = 0; s < sizeof(dec)/sizeof(dec[0]); s++) {
-            const int64_t k = 1536, m = 37;
-            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT_ID), build_mul_mat_id,
-                    "type_a=%s,type_b=f32,n_mats=%d,n_used=%d,b=%s,m=%lld,n=%d,k=%lld", bops_tname(types[ti]),
-                    dec[s].n_expert, dec[s].n_used, dec[s].n_b == 1 ? "bcast" : "full", (long long) m, dec[s].n_tok,
-                    (long long) k);
-            if (c == NULL) {
+            if (!add_mul_mat_id(list, types[ti], dec[s].n_expert, dec[s].n_used, dec[s].n_b, dec[s].n_tok, 37, 1536)) {
                 return false;
             }
-            c->t[0] = types[ti];
-            bops_ne(c->ne[0], k, m, 1, 1);
-            c->i[0] = dec[s].n_expert;
-            c->i[1] = dec[s].n_used;
-            c->i[2] = dec[s].n_b;
-            c->i[3] = dec[s].n_tok;
         }
     }
     return true;
