@@ -68,6 +68,19 @@ static bool quant_type_decoded(enum ggml_type t) {
 // Decode products shaped like a small model's (SmolLM2-135M: n_embd 576, ff 1536, KV rows 192,
 // output 49152 rows in Q8_0): k = 576 (768 for 256-value blocks) or 1536, one or two columns, row
 // counts that are and are not multiples of a work-group's rows.
+// one MUL_MAT case: a of type t and shape na against F32 b of shape nb
+static bool add_qmatmul(struct bop_cases * list, enum ggml_type t, const int64_t na[4], const int64_t nb[4]) {
+    struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT), build_qmatmul,
+            "type_a=%s,type_b=f32,ne_a=%s,ne_b=%s", bops_tname(t), bops_ne_str(na), bops_ne_str(nb));
+    if (c == NULL) {
+        return false;
+    }
+    c->t[0] = t;
+    memcpy(c->ne[0], na, 4*sizeof(na[0]));
+    memcpy(c->ne[1], nb, 4*sizeof(nb[0]));
+    return true;
+}
+
 static bool cases_qmatmul_decode(struct bop_cases * list, const enum ggml_type * types, int n_types) {
     static const struct { int64_t k, m, n, a2, b2; } mm[] = {
         { 576, 576, 1, 1, 1 }, { 576, 960, 1, 1, 1 }, { 576, 3072, 1, 1, 1 }, { 1536, 576, 1, 1, 1 },
@@ -84,14 +97,9 @@ static bool cases_qmatmul_decode(struct bop_cases * list, const enum ggml_type *
             const int64_t k = mm[s].k % ggml_blck_size(types[ti]) == 0 ? mm[s].k : 768;
             const int64_t na[4] = { k, mm[s].m, mm[s].a2, 1 };
             const int64_t nb[4] = { k, mm[s].n, mm[s].b2, 1 };
-            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT), build_qmatmul,
-                    "type_a=%s,type_b=f32,ne_a=%s,ne_b=%s", bops_tname(types[ti]), bops_ne_str(na), bops_ne_str(nb));
-            if (c == NULL) {
+            if (!add_qmatmul(list, types[ti], na, nb)) {
                 return false;
             }
-            c->t[0] = types[ti];
-            memcpy(c->ne[0], na, sizeof(na));
-            memcpy(c->ne[1], nb, sizeof(nb));
         }
     }
     return true;
@@ -110,14 +118,9 @@ static bool cases_qmatmul(struct bop_cases * list, const enum ggml_type * types,
             }
             const int64_t na[4] = { mm[s].k, mm[s].m, mm[s].a2, 1 };
             const int64_t nb[4] = { mm[s].k, mm[s].n, mm[s].b2, 1 };
-            struct bop_case * c = bops_add(list, ggml_op_name(GGML_OP_MUL_MAT), build_qmatmul,
-                    "type_a=%s,type_b=f32,ne_a=%s,ne_b=%s", bops_tname(types[ti]), bops_ne_str(na), bops_ne_str(nb));
-            if (c == NULL) {
+            if (!add_qmatmul(list, types[ti], na, nb)) {
                 return false;
             }
-            c->t[0] = types[ti];
-            memcpy(c->ne[0], na, sizeof(na));
-            memcpy(c->ne[1], nb, sizeof(nb));
         }
     }
     return cases_qmatmul_decode(list, types, n_types);
