@@ -409,6 +409,8 @@ GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml
 // Kernel fusion (ocl-fuse.c): when nodes i, i + 1, ... of g form a pattern it fuses, launches them
 // as one kernel, sets *status and returns how many nodes it computed; 0 when node i runs alone
 int ggml_ocl_fuse(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, enum ggml_status * status);
+// the same for ROPE(K), SET_ROWS(K), SET_ROWS(V), ROPE(Q) of one layer (ocl-fuse-rope-kv.c)
+int ggml_ocl_fuse_rope_kv(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, enum ggml_status * status);
 
 // whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0), or is a
 // MUL_MAT_ID (any weights): then ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and

@@ -6,6 +6,7 @@
 // another layout) runs node by node. GPU-shaped devices (!cpu_kernels) run the fusions on
 // k_gnorm_rows (a work-group per row), the kernel of their unfused RMS_NORM. The fused kernel
 // repeats the separate kernels' arithmetic, so fused and unfused results are equal.
+// A layer's ROPE(K), K and V cache stores and ROPE(Q): ocl-fuse-rope-kv.c.
 // GGML_OPENCL_FUSION=0 turns fusion off (measurements, comparisons).
 
 #include "ggml-opencl-impl.h"
@@ -140,5 +141,5 @@ int ggml_ocl_fuse(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, e
         *status = run_rms_norm_mul(be, ggml_graph_node(g, i), ggml_graph_node(g, i + 1));
         return 2;
     }
-    return 0;
+    return ggml_ocl_fuse_rope_kv(be, g, i, status);
 }
