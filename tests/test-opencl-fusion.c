@@ -20,6 +20,11 @@
 // rounded to the cache type at the index's rows and the initial values elsewhere; not fused when
 // the roped K is an output or read later, when K and V are stored by two index tensors, and (CPU
 // shapes only) for heads not a multiple of 32 wide.
+// Then a quantized product of 1-2 columns and the SWIGLU of its rows' halves (the model's gate/up
+// product of a decode step): one GEMV (mvq_swiglu_* / mvg_swiglu_*), fused == unfused bit for bit,
+// against the double product of the decoded weights (<= 1e-5 of the largest |value|), for rows
+// past the last 16-value chunk and row counts not a multiple of 4; not fused for 3 columns, a
+// product kept as an output or read later, or a swapped SWIGLU.
 // Both kernel shapes fuse (GGML_OPENCL_KERNELS=gpu for the GPU shapes on PoCL; ctest
 // test-opencl-fusion-gpu-kernels). No OpenCL device: skipped (77), or failed with
 // GGML_TEST_REQUIRE_OPENCL.
@@ -500,6 +505,159 @@ done:
     free(got_k);
 }
 
+// ---- SWIGLU of a quantized product of few columns (ocl-quant-mm.c's mvq_swiglu_* / mvg_swiglu_*)
+
+enum mgl_use {
+    MGL_FUSABLE,
+    MGL_MM_OUTPUT,     // the product is also a graph output
+    MGL_MM_READ_LATER, // a later SCALE reads the product
+    MGL_SWAPPED,       // silu of the second half: not fused
+};
+
+struct mgl_case {
+    enum ggml_type type;
+    int64_t k, nc, m; // weights [k, 2*nc], activations [k, m], result [nc, m]
+    enum mgl_use use;
+};
+
+static bool run_mgl(const struct mgl_case * c, const void * wq, const float * x, bool profile, char * table, size_t table_len,
+                    float * got, float * got2) {
+    if (profile) {
+        setenv("GGML_OPENCL_PROFILE", "1", 1);
+    }
+    ggml_backend_t be = ggml_backend_dev_init(g_dev, NULL);
+    unsetenv("GGML_OPENCL_PROFILE");
+    if (!TEST_CHECK(be != NULL)) {
+        return false;
+    }
+    struct ggml_init_params ip = { 16*ggml_tensor_overhead() + ggml_graph_overhead(), NULL, true };
+    struct ggml_context * ctx = ggml_init(ip);
+    ggml_backend_buffer_t buf = NULL;
+    bool ok = false;
+    if (!TEST_CHECK(ctx != NULL)) {
+        goto done;
+    }
+    struct ggml_tensor * tw = ggml_new_tensor_2d(ctx, c->type, c->k, 2*c->nc);
+    struct ggml_tensor * tx = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, c->k, c->m);
+    struct ggml_tensor * mm = ggml_mul_mat(ctx, tw, tx);
+    struct ggml_tensor * out = c->use == MGL_SWAPPED ? ggml_swiglu_swapped(ctx, mm) : ggml_swiglu(ctx, mm);
+    struct ggml_tensor * t2 = c->use == MGL_MM_READ_LATER ? ggml_scale(ctx, mm, 0.5f) : NULL;
+    ggml_set_output(out);
+    if (c->use == MGL_MM_OUTPUT) {
+        ggml_set_output(mm);
+    }
+    struct ggml_cgraph * gf = ggml_new_graph(ctx);
+    ggml_build_forward_expand(gf, out);
+    if (t2 != NULL) {
+        ggml_set_output(t2);
+        ggml_build_forward_expand(gf, t2);
+    }
+    buf = ggml_backend_alloc_ctx_tensors(ctx, be);
+    if (!TEST_CHECK(buf != NULL)) {
+        goto done;
+    }
+    ggml_backend_tensor_set(tw, wq, 0, ggml_nbytes(tw));
+    ggml_backend_tensor_set(tx, x, 0, ggml_nbytes(tx));
+    if (!TEST_CHECK(ggml_backend_graph_compute(be, gf) == GGML_STATUS_SUCCESS)) {
+        goto done;
+    }
+    ggml_backend_tensor_get(out, got, 0, ggml_nbytes(out));
+    if (c->use == MGL_MM_OUTPUT || t2 != NULL) {
+        ggml_backend_tensor_get(t2 != NULL ? t2 : mm, got2, 0, ggml_nbytes(mm));
+    }
+    ok = true;
+done:
+    if (buf != NULL) {
+        ggml_backend_buffer_free(buf);
+    }
+    if (ctx != NULL) {
+        ggml_free(ctx);
+    }
+    if (!profile) {
+        ggml_backend_free(be);
+        return ok;
+    }
+    return free_capturing(be, table, table_len) && ok;
+}
+
+static void run_mgl_case(const struct mgl_case * c) {
+    const int64_t nw = c->k * 2*c->nc, nx = c->k * c->m, nout = c->nc * c->m;
+    const size_t wbytes = ggml_row_size(c->type, c->k) * (size_t) (2*c->nc);
+    float * w = malloc((size_t) nw * sizeof(float));
+    float * wd = malloc((size_t) nw * sizeof(float));
+    void * wq = malloc(wbytes);
+    float * x = malloc((size_t) nx * sizeof(float));
+    float * f = malloc((size_t) nout * sizeof(float)), * u = malloc((size_t) nout * sizeof(float));
+    float * f2 = malloc((size_t) nout * 2 * sizeof(float)), * u2 = malloc((size_t) nout * 2 * sizeof(float));
+    double * want = malloc((size_t) nout * sizeof(double));
+    char table[4096];
+    char desc[128];
+    static const char * const uses[] = { "fusable", "product an output", "product read later", "swapped" };
+    snprintf(desc, sizeof(desc), "mul_mat+swiglu: %s [%lld x %lld] x %lld columns, %s", ggml_type_name(c->type), (long long) c->k,
+             (long long) (2*c->nc), (long long) c->m, uses[c->use]);
+    if (!TEST_CHECK_MSG(w && wd && wq && x && f && u && f2 && u2 && want, "%s: out of memory", desc)) {
+        goto done;
+    }
+    for (int64_t i = 0; i < nw; i++) {
+        w[i] = (float) test_rand_uniform(-1.0, 1.0);
+    }
+    for (int64_t i = 0; i < nx; i++) {
+        x[i] = (float) test_rand_uniform(-1.0, 1.0);
+    }
+    ggml_quantize_chunk(c->type, w, wq, 0, 2*c->nc, c->k, NULL);
+    ggml_get_type_traits(c->type)->to_float(wq, wd, nw);
+    // the reference: the product of the decoded weights in double, then silu(gate) * up
+    double mag = 1e-30;
+    for (int64_t m = 0; m < c->m; m++) {
+        for (int64_t n = 0; n < c->nc; n++) {
+            double p[2] = { 0.0, 0.0 };
+            for (int h = 0; h < 2; h++) {
+                for (int64_t k = 0; k < c->k; k++) {
+                    p[h] += (double) wd[(n + h*c->nc)*c->k + k] * x[m*c->k + k];
+                }
+            }
+            const double gate = c->use == MGL_SWAPPED ? p[1] : p[0], up = c->use == MGL_SWAPPED ? p[0] : p[1];
+            want[m*c->nc + n] = gate / (1.0 + exp(-gate)) * up;
+            mag = fmax(mag, fabs(want[m*c->nc + n]));
+        }
+    }
+    if (!run_mgl(c, wq, x, true, table, sizeof(table), f, f2)) {
+        TEST_CHECK_MSG(false, "%s: fused run failed", desc);
+        goto done;
+    }
+    setenv("GGML_OPENCL_FUSION", "0", 1);
+    const bool ok = run_mgl(c, wq, x, false, NULL, 0, u, u2);
+    unsetenv("GGML_OPENCL_FUSION");
+    if (!TEST_CHECK_MSG(ok, "%s: unfused run failed", desc)) {
+        goto done;
+    }
+    const bool fusable = c->use == MGL_FUSABLE && c->m <= 2;
+    const bool fused = strstr(table, "mvq_swiglu_") != NULL || strstr(table, "mvg_swiglu_") != NULL;
+    TEST_CHECK_MSG(fused == fusable, "%s: fused kernel %s (profile: %s)", desc, fused ? "used" : "not used", table);
+    TEST_CHECK_MSG(memcmp(f, u, (size_t) nout * sizeof(float)) == 0, "%s: fused and unfused results differ", desc);
+    if (c->use == MGL_MM_OUTPUT || c->use == MGL_MM_READ_LATER) {
+        TEST_CHECK_MSG(memcmp(f2, u2, (size_t) nout * 2 * sizeof(float)) == 0, "%s: the product's other reader differs", desc);
+    }
+    // F32 dot products of k terms against double: a few float ulp of the largest value per term
+    double e = 0.0;
+    for (int64_t i = 0; i < nout; i++) {
+        const double d = fabs((double) f[i] - want[i]) / mag;
+        e = isnan(d) ? INFINITY : fmax(e, d);
+    }
+    TEST_CHECK_MSG(e <= 1e-5, "%s: max error %g of the largest |value| against the double reference", desc, e);
+    printf("%s: fused %s, max rel err %.3g\n", desc, fused ? "yes" : "no", e);
+done:
+    free(w);
+    free(wd);
+    free(wq);
+    free(x);
+    free(f);
+    free(u);
+    free(f2);
+    free(u2);
+    free(want);
+}
+
 int main(void) {
     test_rng_init();
     g_dev = ggml_backend_dev_by_name("OpenCL0");
@@ -542,6 +700,19 @@ int main(void) {
     };
     for (size_t i = 0; i < sizeof(rkv_cases)/sizeof(rkv_cases[0]); i++) {
         run_rkv_case(&rkv_cases[i], gpu_shapes);
+    }
+    const struct mgl_case mgl_cases[] = {
+        { GGML_TYPE_Q4_1, 576, 1536, 1, MGL_FUSABLE }, // SmolLM2's gate/up product of a decode step
+        { GGML_TYPE_Q4_1, 64, 100, 2, MGL_FUSABLE },   // rows past the last 16-value chunk
+        { GGML_TYPE_Q8_0, 96, 98, 1, MGL_FUSABLE },    // not a multiple of 4 rows (k_gswiglu1)
+        { GGML_TYPE_Q4_K, 256, 36, 2, MGL_FUSABLE },
+        { GGML_TYPE_Q4_1, 64, 100, 3, MGL_FUSABLE },   // 3 columns: the blocked product, not fused
+        { GGML_TYPE_Q4_1, 64, 100, 1, MGL_MM_OUTPUT },
+        { GGML_TYPE_Q4_1, 64, 100, 1, MGL_MM_READ_LATER },
+        { GGML_TYPE_Q4_1, 64, 100, 1, MGL_SWAPPED },
+    };
+    for (size_t i = 0; i < sizeof(mgl_cases)/sizeof(mgl_cases[0]); i++) {
+        run_mgl_case(&mgl_cases[i]);
     }
     return test_finish("test-opencl-fusion");
 }

@@ -423,6 +423,10 @@ enum ggml_ocl_prog ggml_ocl_quant_program(const struct ggml_tensor * op);
 // F32 with contiguous, aligned rows (builds its program on first use: call it on the compute path).
 bool             ggml_ocl_quant_mm_supports(struct ggml_ocl_device * d, const struct ggml_tensor * op);
 enum ggml_status ggml_ocl_quant_mm(struct ggml_ocl_backend * be, struct ggml_tensor * op);
+// SWIGLU (not swapped, one source) of a few-column quantized product, as one launch (ocl-fuse.c
+// checks the graph): whether this pair fits, and the launch writing glu's result
+bool             ggml_ocl_quant_mm_swiglu_takes(struct ggml_ocl_device * d, const struct ggml_tensor * mm, const struct ggml_tensor * glu);
+enum ggml_status ggml_ocl_quant_mm_swiglu(struct ggml_ocl_backend * be, const struct ggml_tensor * mm, struct ggml_tensor * glu);
 // MUL_MAT_ID on the same program (GGML_OCL_PROG_QUANT_MM): shapes, types and alignment (cheap)
 bool             ggml_ocl_quant_mm_id_supports(const struct ggml_tensor * op);
 enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_tensor * op);

@@ -6,10 +6,14 @@
 // another layout) runs node by node. GPU-shaped devices (!cpu_kernels) run the fusions on
 // k_gnorm_rows (a work-group per row), the kernel of their unfused RMS_NORM. The fused kernel
 // repeats the separate kernels' arithmetic, so fused and unfused results are equal.
+// A quantized product of few columns (decode) and the SWIGLU of its rows' halves (the model's fused
+// gate/up weight) run as one GEMV (mvq_swiglu_* / mvg_swiglu_*, ocl-quant-mm.c) that writes only
+// silu(gate) * up, with the SWIGLU kernel's arithmetic of the same device shape: equal results.
 // A layer's ROPE(K), K and V cache stores and ROPE(Q): ocl-fuse-rope-kv.c.
 // GGML_OPENCL_FUSION=0 turns fusion off (measurements, comparisons).
 
 #include "ggml-opencl-impl.h"
+#include "ggml-tensor-helpers.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +133,35 @@ static enum ggml_status run_add_rms_norm_mul(struct ggml_ocl_backend * be, struc
     return ggml_ocl_launch_nd(&args, 1, &rows, NULL);
 }
 
+// whether the byte ranges of a and b in their buffers meet
+static bool overlap(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+    if (ggml_tensor_data_buffer(a) != ggml_tensor_data_buffer(b)) {
+        return false;
+    }
+    const char * pa = a->data, * pb = b->data;
+    return pa < pb + ggml_nbytes(b) && pb < pa + ggml_nbytes(a);
+}
+
+// node i a quantized MUL_MAT of few columns on the GEMV and node i + 1 the SWIGLU of its rows'
+// halves on the row kernels (one source, not swapped); the product read by nothing else and not
+// an output; the result not over the product's inputs (the fused kernel reads them while writing)
+static bool mm_swiglu_fits(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i) {
+    if (i + 1 >= ggml_graph_n_nodes(g)) {
+        return false;
+    }
+    const struct ggml_tensor * mm  = ggml_graph_node(g, i);
+    const struct ggml_tensor * glu = ggml_graph_node(g, i + 1);
+    if (!computes(mm) || !computes(glu) || mm->op != GGML_OP_MUL_MAT || glu->op != GGML_OP_GLU ||
+        ggml_get_op_params_i32(glu, 0) != GGML_GLU_OP_SWIGLU || ggml_get_op_params_i32(glu, 1) != 0 ||
+        glu->src[0] != mm || glu->src[1] != NULL || (mm->flags & GGML_TENSOR_FLAG_OUTPUT) != 0 ||
+        !ggml_is_quantized(mm->src[0]->type)) {
+        return false;
+    }
+    return ggml_ocl_eltwise_vec_takes(be->dev, glu) && ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC) &&
+           ggml_ocl_quant_mm_swiglu_takes(be->dev, mm, glu) && !overlap(glu, mm->src[0]) && !overlap(glu, mm->src[1]) &&
+           !used_after(g, i + 2, mm);
+}
+
 int ggml_ocl_fuse(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, enum ggml_status * status) {
     if (!fusion_enabled()) {
         return 0;
@@ -139,6 +172,10 @@ int ggml_ocl_fuse(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, e
     }
     if (rms_norm_mul_fits(be, g, i)) {
         *status = run_rms_norm_mul(be, ggml_graph_node(g, i), ggml_graph_node(g, i + 1));
+        return 2;
+    }
+    if (mm_swiglu_fits(be, g, i)) {
+        *status = ggml_ocl_quant_mm_swiglu(be, ggml_graph_node(g, i), ggml_graph_node(g, i + 1));
         return 2;
     }
     return ggml_ocl_fuse_rope_kv(be, g, i, status);

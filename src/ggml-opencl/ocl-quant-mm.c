@@ -248,3 +248,83 @@ enum ggml_status ggml_ocl_quant_mm_id(struct ggml_ocl_backend * be, struct ggml_
     const size_t local[3]  = { local0, 1, 1 };
     return ggml_ocl_launch_nd(&a, 3, global, local);
 }
+
+// ---- the GEMV with SWIGLU fused (ocl-fuse.c finds the pattern)
+
+struct qmm_swiglu_names {
+    enum ggml_type type;
+    const char * mv;  // CPU shape: mvq with k_vswiglu's silu
+    const char * mvg; // GPU shape: mvg with k_gswiglu4 / k_gswiglu1's silu
+};
+
+static const struct qmm_swiglu_names qmm_swiglu_kernels[] = {
+    { GGML_TYPE_Q4_0,  "mvq_swiglu_q4_0",  "mvg_swiglu_q4_0" },
+    { GGML_TYPE_Q4_1,  "mvq_swiglu_q4_1",  "mvg_swiglu_q4_1" },
+    { GGML_TYPE_Q5_0,  "mvq_swiglu_q5_0",  "mvg_swiglu_q5_0" },
+    { GGML_TYPE_Q5_1,  "mvq_swiglu_q5_1",  "mvg_swiglu_q5_1" },
+    { GGML_TYPE_Q8_0,  "mvq_swiglu_q8_0",  "mvg_swiglu_q8_0" },
+    { GGML_TYPE_Q4_K,  "mvq_swiglu_q4_k",  "mvg_swiglu_q4_k" },
+    { GGML_TYPE_Q5_K,  "mvq_swiglu_q5_k",  "mvg_swiglu_q5_k" },
+    { GGML_TYPE_Q6_K,  "mvq_swiglu_q6_k",  "mvg_swiglu_q6_k" },
+    { GGML_TYPE_MXFP4, "mvq_swiglu_mxfp4", "mvg_swiglu_mxfp4" },
+};
+
+static const struct qmm_swiglu_names * swiglu_names_of(enum ggml_type t) {
+    for (size_t i = 0; i < sizeof(qmm_swiglu_kernels)/sizeof(qmm_swiglu_kernels[0]); i++) {
+        if (qmm_swiglu_kernels[i].type == t) {
+            return &qmm_swiglu_kernels[i];
+        }
+    }
+    return NULL;
+}
+
+bool ggml_ocl_quant_mm_swiglu_takes(struct ggml_ocl_device * d, const struct ggml_tensor * mm, const struct ggml_tensor * glu) {
+    // the unfused product must be the GEMV of the same shape as the SWIGLU kernel (mvq with the
+    // CPU-shaped element-wise kernels, mvg with the GPU-shaped ones)
+    if (mm->op != GGML_OP_MUL_MAT || mm->src[0] == NULL || swiglu_names_of(mm->src[0]->type) == NULL ||
+        !ggml_ocl_quant_mm_supports(d, mm) || use_mvg(d) == d->cpu_kernels) {
+        return false;
+    }
+    return mm->ne[1] <= MVQ_MAX_M && mm->ne[2] == 1 && mm->ne[3] == 1 && mm->ne[0] % 2 == 0 && glu->type == GGML_TYPE_F32 &&
+           glu->ne[0] == mm->ne[0] / 2 && glu->ne[1] == mm->ne[1] && glu->ne[2] == 1 && glu->ne[3] == 1 &&
+           ggml_is_contiguous(glu) && multiple_of(glu, sizeof(float));
+}
+
+static bool offset_aligned16(const struct ggml_tensor * t) {
+    cl_mem mem = NULL;
+    size_t offs = 0;
+    return ggml_ocl_tensor_mem(t, __func__, &mem, &offs) && offs % 16 == 0;
+}
+
+enum ggml_status ggml_ocl_quant_mm_swiglu(struct ggml_ocl_backend * be, const struct ggml_tensor * mm, struct ggml_tensor * glu) {
+    const struct qmm_swiglu_names * names = swiglu_names_of(mm->src[0]->type);
+    if (names == NULL) {
+        GGML_LOG_ERROR("%s: no fused kernel for %s weights\n", __func__, ggml_type_name(mm->src[0]->type));
+        return GGML_STATUS_FAILED;
+    }
+    const size_t nc = (size_t) glu->ne[0];
+    const size_t M = (size_t) glu->ne[1];
+    struct ggml_ocl_args a;
+    if (!ggml_ocl_args_begin(&a, be, glu, GGML_OCL_PROG_QUANT_MM, use_mvg(be->dev) ? names->mvg : names->mv)) {
+        return GGML_STATUS_FAILED;
+    }
+    ggml_ocl_arg_tensor(&a, mm->src[0]);
+    ggml_ocl_arg_tensor(&a, mm->src[1]);
+    ggml_ocl_arg_tensor(&a, glu);
+    if (use_mvg(be->dev)) {
+        // float4 silu where the unfused SWIGLU takes k_gswiglu4 (ocl-op-eltwise-vec.c's condition)
+        const bool v4 = nc % 4 == 0 && offset_aligned16(mm) && offset_aligned16(glu);
+        ggml_ocl_arg_i32(&a, v4);
+        const size_t global[3] = { div_up(nc, MVG_ROWS) * MVG_WG, M, 1 };
+        const size_t local[3]  = { MVG_WG, 1, 1 };
+        return ggml_ocl_launch_nd(&a, 3, global, local);
+    }
+    const size_t items0 = div_up(nc, MVQ_RN);
+    size_t local0 = ggml_ocl_wg_size(be->dev, QMM_WG);
+    while (local0 > 1 && div_up(items0, local0) * M < QMM_MIN_GROUPS) {
+        local0 /= 2;
+    }
+    const size_t global[3] = { div_up(items0, local0) * local0, M, 1 };
+    const size_t local[3]  = { local0, 1, 1 };
+    return ggml_ocl_launch_nd(&a, 3, global, local);
+}

@@ -157,6 +157,28 @@ inline void qbatch_offsets(const tdesc ad, const tdesc bd, const tdesc dd, long 
     *od = dd.offs + i2*dd.nb[2] + i3*dd.nb[3];
 }
 
+// the dot products r[j] of the MVQ_RN rows pa[j] (ns groups of 32) with the F32 column pb
+__attribute__((always_inline))
+inline void mvq_dots(const __global uchar * const * pa, const __global float * pb, long ns, const int t, float * r) {
+    float16 acc[MVQ_RN];
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        acc[j] = (float16) 0.0f;
+    }
+    for (long s = 0; s < ns; s++) {
+        const float16 b0 = vload16(2*s, pb);
+        const float16 b1 = vload16(2*s + 1, pb);
+        UNROLL for (int j = 0; j < MVQ_RN; j++) {
+            float16 lo, hi;
+            decode32(pa[j], s, t, &lo, &hi);
+            acc[j] = MAD(lo, b0, acc[j]);
+            acc[j] = MAD(hi, b1, acc[j]);
+        }
+    }
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        r[j] = sum16(acc[j]);
+    }
+}
+
 // MVQ_RN values dst(n0 .. n0 + MVQ_RN - 1, m) per work-item; rows past N are clamped to the last
 // one and not stored
 __attribute__((always_inline))
@@ -175,24 +197,11 @@ inline void mvq(const __global uchar * a, const tdesc ad, const __global char * 
         pa[j] = a + oa + min(n0 + j, N - 1) * ad.nb[1];
     }
     const __global float * pb = (const __global float *) (b + ob + m*bd.nb[1]);
-    float16 acc[MVQ_RN];
-    UNROLL for (int j = 0; j < MVQ_RN; j++) {
-        acc[j] = (float16) 0.0f;
-    }
-    const long ns = ad.ne[0] / 32;
-    for (long s = 0; s < ns; s++) {
-        const float16 b0 = vload16(2*s, pb);
-        const float16 b1 = vload16(2*s + 1, pb);
-        UNROLL for (int j = 0; j < MVQ_RN; j++) {
-            float16 lo, hi;
-            decode32(pa[j], s, t, &lo, &hi);
-            acc[j] = MAD(lo, b0, acc[j]);
-            acc[j] = MAD(hi, b1, acc[j]);
-        }
-    }
+    float r[MVQ_RN];
+    mvq_dots(pa, pb, ad.ne[0] / 32, t, r);
     UNROLL for (int j = 0; j < MVQ_RN; j++) {
         if (n0 + j < N) {
-            *(__global float *) (dst + od + (n0 + j)*dd.nb[0] + m*dd.nb[1]) = sum16(acc[j]);
+            *(__global float *) (dst + od + (n0 + j)*dd.nb[0] + m*dd.nb[1]) = r[j];
         }
     }
 }
@@ -516,6 +525,82 @@ inline void mmq_id(const __global uchar * a, const tdesc ad, const __global char
     }
 }
 
+// SWIGLU fused into the few-column product (ocl-quant-mm.c, ocl-fuse.c): p = a x b has 2*nc rows,
+// dst(n, m) = silu(p(n, m)) * p(n + nc, m) for the nc rows of dst (one matrix, no batches). The
+// rows' dot products are mvq's / mvg's and silu is the SWIGLU kernel's of the same device shape,
+// so dst equals the two launches' result bit for bit.
+
+// CPU devices: mvq's work-item over rows n0.. of both halves; silu as k_vswiglu: vexp16 on the
+// rows of dst's whole 16-value chunks, exp on the tail
+__attribute__((always_inline))
+inline void mvq_swiglu(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                       __global char * dst, const tdesc dd, const int t) {
+    const long nc = dd.ne[0];
+    const long n0 = get_global_id(0) * MVQ_RN;
+    const long m = get_global_id(1);
+    if (n0 >= nc || m >= bd.ne[1]) {
+        return;
+    }
+    const __global uchar * pg[MVQ_RN];
+    const __global uchar * pu[MVQ_RN];
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        pg[j] = a + ad.offs + min(n0 + j, nc - 1) * ad.nb[1];
+        pu[j] = a + ad.offs + (nc + min(n0 + j, nc - 1)) * ad.nb[1];
+    }
+    const __global float * pb = (const __global float *) (b + bd.offs + m*bd.nb[1]);
+    float x[16] = { 0.0f }, g[16] = { 0.0f }, y[16];
+    mvq_dots(pg, pb, ad.ne[0] / 32, t, x);
+    mvq_dots(pu, pb, ad.ne[0] / 32, t, g);
+    const float16 xv = vload16(0, x);
+    vstore16(xv / (1.0f + vexp16(-xv)) * vload16(0, g), 0, y);
+    const long vec_end = nc / 16 * 16;
+    __global float * z = (__global float *) (dst + dd.offs + m*dd.nb[1]);
+    UNROLL for (int j = 0; j < MVQ_RN; j++) {
+        const long n = n0 + j;
+        if (n < nc) {
+            z[n] = n < vec_end ? y[j] : x[j] / (1.0f + exp(-x[j])) * g[j];
+        }
+    }
+}
+
+// GPUs: mvg's work-group over 4 rows of both halves; silu as k_gswiglu4 (v4: exp on the group's
+// four rows as one float4, the rows of one float4 item there) or k_gswiglu1
+__attribute__((always_inline))
+inline void mvg_swiglu(const __global uchar * a, const tdesc ad, const __global char * b, const tdesc bd,
+                       __global char * dst, const tdesc dd, const int t, const int v4, __local float * red) {
+    const int lid = get_local_id(0);
+    const int lane = lid % MVG_LANES;
+    const int row = lid / MVG_LANES;
+    const long nc = dd.ne[0];
+    const long n0 = get_group_id(0)*MVG_ROWS;
+    const long n = n0 + row;
+    const long m = get_global_id(1);
+    const long ns = ad.ne[0] / 32;
+    const __global uchar * pg = a + ad.offs + min(n, nc - 1) * ad.nb[1];
+    const __global uchar * pu = a + ad.offs + (nc + min(n, nc - 1)) * ad.nb[1];
+    const __global float * pb = (const __global float *) (b + bd.offs + m*bd.nb[1]);
+    const float x = mvg_row_sum(mvg_partial(pg, pb, ns, lane, t), red);
+    const float g = mvg_row_sum(mvg_partial(pu, pb, ns, lane, t), red);
+    __global float * z = (__global float *) (dst + dd.offs + m*dd.nb[1]);
+    if (!v4) {
+        if (lane == 0 && n < nc) {
+            z[n] = x / (1.0f + exp(-x)) * g;
+        }
+        return;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); // every red[lid] read
+    if (lane == 0) {
+        red[row] = x;
+        red[MVG_ROWS + row] = g;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0 && n0 < nc) {
+        const float4 xv = vload4(0, red);
+        const float4 gv = vload4(1, red);
+        vstore4(xv / (1.0f + exp(-xv)) * gv, 0, z + n0);
+    }
+}
+
 #define QMM_ID_ARGS __global const uchar * a, const tdesc ad, __global const char * b, const tdesc bd, \
                     __global const char * ids, const tdesc idd, __global char * dst, const tdesc dd
 
@@ -535,6 +620,12 @@ inline void mmq_id(const __global uchar * a, const tdesc ad, const __global char
     __kernel __attribute__((reqd_work_group_size(MVG_WG, 1, 1))) \
     void mvg_id_##name(QMM_ID_ARGS) { __local float red[MVG_WG]; mvg_id(a, ad, b, bd, ids, idd, dst, dd, t, red); }
 
+// the SWIGLU-fused GEMVs, for the quantized types
+#define DEFINE_QMM_SWIGLU(name, t) \
+    __kernel void mvq_swiglu_##name(QMM_ARGS) { mvq_swiglu(a, ad, b, bd, dst, dd, t); } \
+    __kernel __attribute__((reqd_work_group_size(MVG_WG, 1, 1))) \
+    void mvg_swiglu_##name(QMM_ARGS, const int v4) { __local float red[MVG_WG]; mvg_swiglu(a, ad, b, bd, dst, dd, t, v4, red); }
+
 DEFINE_QMM(q4_0,  T_Q4_0)
 DEFINE_QMM(q4_1,  T_Q4_1)
 DEFINE_QMM(q5_0,  T_Q5_0)
@@ -547,3 +638,13 @@ DEFINE_QMM(mxfp4, T_MXFP4)
 DEFINE_QMM(f32,   T_F32)
 DEFINE_QMM(f16,   T_F16)
 DEFINE_QMM(bf16,  T_BF16)
+
+DEFINE_QMM_SWIGLU(q4_0,  T_Q4_0)
+DEFINE_QMM_SWIGLU(q4_1,  T_Q4_1)
+DEFINE_QMM_SWIGLU(q5_0,  T_Q5_0)
+DEFINE_QMM_SWIGLU(q5_1,  T_Q5_1)
+DEFINE_QMM_SWIGLU(q8_0,  T_Q8_0)
+DEFINE_QMM_SWIGLU(q4_k,  T_Q4_K)
+DEFINE_QMM_SWIGLU(q5_k,  T_Q5_K)
+DEFINE_QMM_SWIGLU(q6_k,  T_Q6_K)
+DEFINE_QMM_SWIGLU(mxfp4, T_MXFP4)
