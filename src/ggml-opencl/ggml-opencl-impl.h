@@ -411,6 +411,10 @@ GGML_OCL_FAMILY(quant);   // ocl-quant.c: nodes with quantized weights (see ggml
 int ggml_ocl_fuse(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, enum ggml_status * status);
 // the same for ROPE(K), SET_ROWS(K), SET_ROWS(V), ROPE(Q) of one layer (ocl-fuse-rope-kv.c)
 int ggml_ocl_fuse_rope_kv(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, enum ggml_status * status);
+// for the pattern checks: whether a node from index `from` on reads t (directly or through a view
+// of it); whether the byte ranges of a and b in their buffers meet
+bool ggml_ocl_fuse_read_after(const struct ggml_cgraph * g, int from, const struct ggml_tensor * t);
+bool ggml_ocl_fuse_overlap(const struct ggml_tensor * a, const struct ggml_tensor * b);
 
 // whether the node has quantized weights (MUL_MAT / GET_ROWS with a quantized src0), or is a
 // MUL_MAT_ID (any weights): then ggml_ocl_quant_supports / ggml_ocl_quant_compute decide and

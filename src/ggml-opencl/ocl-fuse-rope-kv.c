@@ -15,7 +15,6 @@
 //   result on Q itself (in place, as the separate kernel allows).
 
 #include "ggml-opencl-impl.h"
-#include "ggml-tensor-helpers.h"
 
 #include <math.h>
 #include <string.h>
@@ -49,27 +48,6 @@ static int next_computing(struct ggml_cgraph * g, int j) {
     return -1;
 }
 
-// whether a node from `from` on reads t (directly or through a view of it)
-static bool read_after(struct ggml_cgraph * g, int from, const struct ggml_tensor * t) {
-    const int n = ggml_graph_n_nodes(g);
-    for (int j = from; j < n; j++) {
-        const struct ggml_tensor * node = ggml_graph_node(g, j);
-        if (node == NULL) {
-            continue;
-        }
-        if (node->view_src == t) {
-            return true;
-        }
-        for (int k = 0; k < GGML_MAX_SRC; k++) {
-            const struct ggml_tensor * s = node->src[k];
-            if (s != NULL && (s == t || s->view_src == t)) {
-                return true;
-            }
-        }
-    }
-    return false;
-}
-
 static bool f32_unit_rows(const struct ggml_tensor * t) {
     return t->type == GGML_TYPE_F32 && t->nb[0] == sizeof(float) && t->ne[3] == 1;
 }
@@ -87,15 +65,6 @@ static bool rope_fits(const struct ggml_ocl_device * d, const struct ggml_tensor
 static bool cache_fits(const struct ggml_tensor * st, int64_t width) {
     return (st->type == GGML_TYPE_F32 || st->type == GGML_TYPE_F16) && st->nb[0] == ggml_type_size(st->type) &&
            st->ne[0] == width && st->ne[2] == 1 && st->ne[3] == 1;
-}
-
-// whether the byte ranges of a and b in their buffers meet
-static bool overlap(const struct ggml_tensor * a, const struct ggml_tensor * b) {
-    if (ggml_tensor_data_buffer(a) != ggml_tensor_data_buffer(b)) {
-        return false;
-    }
-    const char * pa = a->data, * pb = b->data;
-    return pa < pb + ggml_nbytes(b) && pb < pa + ggml_nbytes(a);
 }
 
 struct rope_kv {
@@ -129,7 +98,7 @@ static bool rope_kv_fits(struct ggml_ocl_backend * be, struct ggml_cgraph * g, i
     if (!(kin == rk || (kin->view_src == rk && kin->view_offs == 0 && ggml_is_contiguous(kin))) ||
         kin->ne[0] != width || kin->ne[1] != n_tok || kin->ne[2] != 1 || kin->ne[3] != 1 ||
         (rk->flags & GGML_TENSOR_FLAG_OUTPUT) != 0 || (kin->flags & GGML_TENSOR_FLAG_OUTPUT) != 0 ||
-        read_after(g, isk + 1, rk)) {
+        ggml_ocl_fuse_read_after(g, isk + 1, rk)) {
         return false;
     }
     // Q's tokens and the stores' rows and indices
@@ -145,13 +114,14 @@ static bool rope_kv_fits(struct ggml_ocl_backend * be, struct ggml_cgraph * g, i
     const struct ggml_tensor * writes[3] = { rq, sk, sv };
     for (int w = 0; w < 3; w++) {
         for (int r = 0; r < 5; r++) {
-            if (overlap(writes[w], reads[r]) && !(w == 0 && r == 0 && ggml_ocl_same_memory(rq, rq->src[0]) &&
-                                                   memcmp(rq->nb, rq->src[0]->nb, sizeof(rq->nb)) == 0)) {
+            const bool q_in_place = w == 0 && r == 0 && ggml_ocl_same_memory(rq, rq->src[0]) &&
+                                    memcmp(rq->nb, rq->src[0]->nb, sizeof(rq->nb)) == 0;
+            if (ggml_ocl_fuse_overlap(writes[w], reads[r]) && !q_in_place) {
                 return false;
             }
         }
     }
-    return overlap(sk, sv) == false && overlap(sk, rq) == false && overlap(sv, rq) == false &&
+    return !ggml_ocl_fuse_overlap(sk, sv) && !ggml_ocl_fuse_overlap(sk, rq) && !ggml_ocl_fuse_overlap(sv, rq) &&
            ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ROPE);
 }
 

@@ -23,8 +23,7 @@ static bool fusion_enabled(void) {
     return e == NULL || strcmp(e, "0") != 0;
 }
 
-// whether a node after `from` reads t (directly or through a view of it)
-static bool used_after(const struct ggml_cgraph * g, int from, const struct ggml_tensor * t) {
+bool ggml_ocl_fuse_read_after(const struct ggml_cgraph * g, int from, const struct ggml_tensor * t) {
     const int n = ggml_graph_n_nodes((struct ggml_cgraph *) g);
     for (int j = from; j < n; j++) {
         const struct ggml_tensor * node = ggml_graph_node((struct ggml_cgraph *) g, j);
@@ -60,7 +59,7 @@ static bool rms_norm_mul_fits(struct ggml_ocl_backend * be, struct ggml_cgraph *
         return false;
     }
     return ggml_ocl_eltwise_vec_takes(be->dev, norm) && ggml_ocl_eltwise_vec_takes(be->dev, mul) &&
-           ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC) && !used_after(g, i + 2, norm);
+           ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC) && !ggml_ocl_fuse_read_after(g, i + 2, norm);
 }
 
 static void arg_floats(struct ggml_ocl_args * a, const struct ggml_tensor * t) {
@@ -133,8 +132,7 @@ static enum ggml_status run_add_rms_norm_mul(struct ggml_ocl_backend * be, struc
     return ggml_ocl_launch_nd(&args, 1, &rows, NULL);
 }
 
-// whether the byte ranges of a and b in their buffers meet
-static bool overlap(const struct ggml_tensor * a, const struct ggml_tensor * b) {
+bool ggml_ocl_fuse_overlap(const struct ggml_tensor * a, const struct ggml_tensor * b) {
     if (ggml_tensor_data_buffer(a) != ggml_tensor_data_buffer(b)) {
         return false;
     }
@@ -158,8 +156,8 @@ static bool mm_swiglu_fits(struct ggml_ocl_backend * be, struct ggml_cgraph * g,
         return false;
     }
     return ggml_ocl_eltwise_vec_takes(be->dev, glu) && ggml_ocl_program_ready(be->dev, GGML_OCL_PROG_ELTWISE_VEC) &&
-           ggml_ocl_quant_mm_swiglu_takes(be->dev, mm, glu) && !overlap(glu, mm->src[0]) && !overlap(glu, mm->src[1]) &&
-           !used_after(g, i + 2, mm);
+           ggml_ocl_quant_mm_swiglu_takes(be->dev, mm, glu) && !ggml_ocl_fuse_overlap(glu, mm->src[0]) &&
+           !ggml_ocl_fuse_overlap(glu, mm->src[1]) && !ggml_ocl_fuse_read_after(g, i + 2, mm);
 }
 
 int ggml_ocl_fuse(struct ggml_ocl_backend * be, struct ggml_cgraph * g, int i, enum ggml_status * status) {
