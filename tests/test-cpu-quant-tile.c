@@ -36,9 +36,38 @@ static float rnd_gauss(void) {
     return (float) (sqrt(-2.0*log(u1))*cos(6.283185307179586*u2));
 }
 
-// k Gaussian values of the given scale quantized to t (every type with a tile has a quantizer)
+// the grid formats (IQ1, IQ2, IQ3) have no quantizer here: random blocks (every grid index is
+// valid) whose fp16 block scale is about scale/64; IQ1_M's scale is spread over the top nibbles
+// of its 4 scale words at byte 48, the others' is the block's first word
+static bool fill_grid_blocks(enum ggml_type t, int64_t k, float scale, uint8_t * out) {
+    const size_t bs = ggml_type_size(t), bytes = ggml_row_size(t, k);
+    for (size_t i = 0; i < bytes; i++) {
+        out[i] = (uint8_t) rnd_u32();
+    }
+    for (size_t b = 0; b < bytes; b += bs) {
+        const ggml_fp16_t d = ggml_fp32_to_fp16(scale*(0.5f + (float) (rnd_u32() & 1023)/1024.0f)/64.0f);
+        if (t == GGML_TYPE_IQ1_M) {
+            for (int j = 0; j < 4; j++) {
+                uint8_t * hi = out + b + 48 + 2*(size_t) j + 1;
+                *hi = (uint8_t) ((*hi & 0x0F) | ((d >> (4*j)) & 0x0F) << 4);
+            }
+        } else {
+            memcpy(out + b, &d, sizeof(d));
+        }
+    }
+    return true;
+}
+
+// k Gaussian values of the given scale quantized to t (the grid formats: fill_grid_blocks)
 static bool quantize_gauss(enum ggml_type t, int64_t k, float scale, void * out) {
     const struct ggml_type_traits * tr = ggml_get_type_traits(t);
+    switch (t) {
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S: case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:
+            return fill_grid_blocks(t, k, scale, out);
+        default:
+            break;
+    }
     float * x = malloc((size_t) k*sizeof(float));
     if (x == NULL || tr->from_float_ref == NULL) {
         free(x);
