@@ -336,16 +336,19 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_m_avx2(int n, float * s, size_t bs, con
 }
 
 // The prompt tiles (the tile slot of cpu-kernels.h) of the grid formats: 1 row x up to 8
-// columns. A super-block's 8 sub-blocks are taken apart once per row into signed int8 levels
-// (the grid values with their signs; IQ1: 8*grid + delta) and int16 scale vectors (the scale of
-// elements 0..15 in the low 128 bits, of 16..31 in the high), and serve every column: per 32
-// weights and column one activation load, one sign, one maddubs, one madd and one add. The
-// integer sums equal the dot products' above (|w| times a with w's sign is g times a with the
-// grid's sign, a zero level giving 0 either way). One column (decode) goes to the dot product.
+// columns. A super-block's 8 sub-blocks are taken apart once per row into levels (the grid
+// values with their signs, |w| <= 62; IQ1: 8*grid + delta, |w| <= 9) stored as unsigned bytes
+// w + 64, and int16 scale vectors (the scale of elements 0..15 in the low 128 bits, of 16..31 in
+// the high), and serve every column: per 32 weights and column one activation load, one maddubs
+// (pairs at most 2*126*128), one madd by the scales and one add. The offset comes off once per
+// super-block and column: 64 times the Q8_K bsums (sums of 16 activations) dotted with the 16
+// scales. The integer sums equal the dot products' above. One column (decode) goes to the dot
+// product.
 
 struct iqt_block {
-    __m256i w[QK_K/32];  // signed levels of sub-block ib
+    __m256i w[QK_K/32];  // levels of sub-block ib plus 64 (unsigned)
     __m256i sc[QK_K/32]; // its int16 scales (elements 0..15 | 16..31)
+    int16_t g16[16];     // the same scales per 16-element group, in order
     float   d;           // the block scale times the format's factor
 };
 
@@ -353,8 +356,11 @@ enum iqt_kind { IQT_IQ2_XXS, IQT_IQ2_XS, IQT_IQ2_S, IQT_IQ3_XXS, IQT_IQ3_S, IQT_
 
 #define IQT_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
-IQT_INLINE __m256i iqt_scales(int lo, int hi) {
-    return _mm256_set_m128i(_mm_set1_epi16((short) hi), _mm_set1_epi16((short) lo));
+// sub-block ib's scales: lo for its elements 0..15, hi for 16..31
+IQT_INLINE void iqt_scales(struct iqt_block * u, int ib, int lo, int hi) {
+    u->sc[ib] = _mm256_set_m128i(_mm_set1_epi16((short) hi), _mm_set1_epi16((short) lo));
+    u->g16[2*ib] = (int16_t) lo;
+    u->g16[2*ib + 1] = (int16_t) hi;
 }
 
 IQT_INLINE size_t iqt_xsize(enum iqt_kind k) {
@@ -370,7 +376,7 @@ IQT_INLINE size_t iqt_xsize(enum iqt_kind k) {
     return 0;
 }
 
-IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block * u) {
+IQT_INLINE void iqt_unpack_levels(enum iqt_kind k, const void * blk, struct iqt_block * u) {
     uint16_t idx[64];
     switch (k) {
         case IQT_IQ2_XXS: {
@@ -384,7 +390,7 @@ IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block *
                 u->w[ib] = _mm256_sign_epi8(g, iq_signs4(aux[1] & 127, (aux[1] >> 7) & 127, (aux[1] >> 14) & 127,
                                                          (aux[1] >> 21) & 127));
                 const int ls = 2*(int) (aux[1] >> 28) + 1;
-                u->sc[ib] = iqt_scales(ls, ls);
+                iqt_scales(u, ib, ls, ls);
             }
             u->d = 0.125f*q_fp16_avx2(b->d);
             return;
@@ -397,7 +403,7 @@ IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block *
                                                     iq_row8(ggml_iq2xs_grid[q[1] & 511]), iq_row8(ggml_iq2xs_grid[q[0] & 511]));
                 u->w[ib] = _mm256_sign_epi8(g, iq_signs4(q[0] >> 9, q[1] >> 9, q[2] >> 9, q[3] >> 9));
                 const int sc = b->scales[ib];
-                u->sc[ib] = iqt_scales(2*(sc & 15) + 1, 2*(sc >> 4) + 1);
+                iqt_scales(u, ib, 2*(sc & 15) + 1, 2*(sc >> 4) + 1);
             }
             u->d = 0.125f*q_fp16_avx2(b->d);
             return;
@@ -413,7 +419,7 @@ IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block *
                 memcpy(&sb, b->qs + QK_K/8 + 4*ib, sizeof(sb));
                 u->w[ib] = _mm256_sign_epi8(g, qu_signs_pm1(sb));
                 const int sc = b->scales[ib];
-                u->sc[ib] = iqt_scales(2*(sc & 15) + 1, 2*(sc >> 4) + 1);
+                iqt_scales(u, ib, 2*(sc & 15) + 1, 2*(sc >> 4) + 1);
             }
             u->d = 0.125f*q_fp16_avx2(b->d);
             return;
@@ -430,7 +436,7 @@ IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block *
                                                    iq_row4(ggml_iq3xxs_grid[q[1]]), iq_row4(ggml_iq3xxs_grid[q[0]]));
                 u->w[ib] = _mm256_sign_epi8(g, iq_signs4(aux & 127, (aux >> 7) & 127, (aux >> 14) & 127, (aux >> 21) & 127));
                 const int ls = 2*(int) (aux >> 28) + 1;
-                u->sc[ib] = iqt_scales(ls, ls);
+                iqt_scales(u, ib, ls, ls);
             }
             u->d = 0.25f*q_fp16_avx2(b->d);
             return;
@@ -449,7 +455,7 @@ IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block *
                 u->w[ib] = _mm256_sign_epi8(g, qu_signs_pm1(sb));
                 const int sc = b->scales[ib/2];
                 const int ls = 2*((ib & 1) ? sc >> 4 : sc & 15) + 1;
-                u->sc[ib] = iqt_scales(ls, ls);
+                iqt_scales(u, ib, ls, ls);
             }
             u->d = q_fp16_avx2(b->d);
             return;
@@ -461,7 +467,7 @@ IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block *
                 const int qh = b->qh[ib];
                 u->w[ib] = iq1_levels(idx + 4*ib, _mm256_set1_epi8((qh & 0x8000) ? -1 : 1));
                 const int ls = 2*((qh >> 12) & 7) + 1;
-                u->sc[ib] = iqt_scales(ls, ls);
+                iqt_scales(u, ib, ls, ls);
             }
             u->d = 0.125f*q_fp16_avx2(b->d);
             return;
@@ -481,9 +487,19 @@ IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block *
                                                      _mm_set1_epi16((short) (0x0100*(4*j + 1) + 4*j)));
                 u->sc[ib] = _mm256_shuffle_epi8(ib < 4 ? sc_lo : sc_hi, ctl);
             }
+            _mm256_storeu_si256((__m256i *)(void *) u->g16, _mm256_permute2x128_si256(sc_lo, sc_hi, 0x20));
             u->d = 0.125f*q_fp16_avx2(iq1_m_scale(b));
             return;
         }
+    }
+}
+
+// the block's levels (offset by 64) and scales
+IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block * u) {
+    iqt_unpack_levels(k, blk, u);
+    const __m256i off = _mm256_set1_epi8(64);
+    for (int ib = 0; ib < QK_K/32; ib++) {
+        u->w[ib] = _mm256_add_epi8(u->w[ib], off);
     }
 }
 
@@ -503,14 +519,15 @@ IQT_INLINE void iqt_row(enum iqt_kind k, int C, int nb, float * s, size_t bs, co
             p[c] = _mm256_setzero_si256();
         }
         for (int ib = 0; ib < QK_K/32; ib++) {
-            const __m256i w = u.w[ib], wa = _mm256_sign_epi8(w, w), sc = u.sc[ib];
+            const __m256i w = u.w[ib], sc = u.sc[ib];
             for (int c = 0; c < C; c++) {
-                const __m256i a = _mm256_sign_epi8(qu_load256(yb[c]->qs + 32*ib), w);
-                p[c] = _mm256_add_epi32(p[c], _mm256_madd_epi16(_mm256_maddubs_epi16(wa, a), sc));
+                p[c] = _mm256_add_epi32(p[c], _mm256_madd_epi16(_mm256_maddubs_epi16(w, qu_load256(yb[c]->qs + 32*ib)), sc));
             }
         }
+        const __m256i g16 = _mm256_loadu_si256((const __m256i *)(const void *) u.g16);
         for (int c = 0; c < C; c++) {
-            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(u.d*yb[c]->d), _mm256_cvtepi32_ps(p[c]), acc[c]);
+            const __m256i o = _mm256_slli_epi32(_mm256_madd_epi16(qu_load256(yb[c]->bsums), g16), 6);
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(u.d*yb[c]->d), _mm256_cvtepi32_ps(_mm256_sub_epi32(p[c], o)), acc[c]);
         }
     }
     for (int c = 0; c < C; c++) {
