@@ -41,6 +41,7 @@ GGML_CPU_QT_DECL_AVX2(q8_0) GGML_CPU_QT_DECL_AVX2(iq4_nl) GGML_CPU_QT_DECL_AVX2(
 GGML_CPU_QT_DECL_AVX2(q6_K) GGML_CPU_QT_DECL_AVX2(iq4_xs)
 GGML_CPU_QT_DECL_AVX2(q2_K) GGML_CPU_QT_DECL_AVX2(q3_K) // avx2-quant-tile-k23.c
 GGML_CPU_QT_DECL_AVX2(mxfp4) GGML_CPU_QT_DECL_AVX2(nvfp4) // avx2-quant-fp4.c: NVFP4's
+GGML_CPU_QT_DECL_AVX2(q1_0) // avx2-quant-tile-q1.c
 GGML_CPU_QT_DECL_AVX2(tq1_0) GGML_CPU_QT_DECL_AVX2(tq2_0) // avx2-quant-tile-tq.c
 GGML_CPU_QT_DECL_AVX2(iq2_xxs) GGML_CPU_QT_DECL_AVX2(iq2_xs) GGML_CPU_QT_DECL_AVX2(iq2_s) // avx2-quant-iq.c
 GGML_CPU_QT_DECL_AVX2(iq3_xxs) GGML_CPU_QT_DECL_AVX2(iq3_s) GGML_CPU_QT_DECL_AVX2(iq1_s) GGML_CPU_QT_DECL_AVX2(iq1_m)
@@ -79,7 +80,7 @@ GGML_CPU_QG_DECL_AVX2(mxfp4)
     [GGML_TYPE_TQ2_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq2_0_avx2, NULL, ggml_cpu_q_tile_tq2_0_avx2 }, \
     [GGML_TYPE_MXFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_avx2, NULL, ggml_cpu_q_tile_mxfp4_avx2, ggml_cpu_q_gemv_mxfp4_avx2 }, \
     [GGML_TYPE_NVFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_nvfp4_avx2, NULL, ggml_cpu_q_tile_nvfp4_avx2 }, \
-    [GGML_TYPE_Q1_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q1_0_avx2, NULL }, \
+    [GGML_TYPE_Q1_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q1_0_avx2, NULL, ggml_cpu_q_tile_q1_0_avx2 }, \
     [GGML_TYPE_Q2_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q2_0_avx2, NULL }, \
     [GGML_TYPE_Q8_1]    = { GGML_TYPE_Q8_1, NULL, ggml_cpu_q_from_float_q8_1_avx2 }, \
     [GGML_TYPE_Q8_K]    = { GGML_TYPE_Q8_K, NULL, ggml_cpu_q_from_float_q8_K_avx2 }, \
