@@ -27,6 +27,9 @@
 // maddubs, 64 int8 operations each, on every thread, in each thread's CPU time). Types whose
 // prompt would take more than about 4 s a run are measured at N = 256 instead (marked *).
 // Medians of 5 timed runs after a warm-up.
+// Weights: rows quantized from ramps by the type's reference quantizer; the IQ1 / IQ2 / IQ3 types,
+// whose quantizers need an importance matrix (and are missing here or there), get random blocks
+// of finite scales instead (fill_random_blocks), the same bytes in both libraries' processes.
 
 #define _GNU_SOURCE // pthread_setaffinity_np, CPU_SET
 
@@ -52,6 +55,45 @@
 #endif
 
 #define N_RUNS 5
+
+// the types filled with random blocks, and the byte offset of their fp16 scale (IQ1_M: -1, its
+// scale is spread over the top nibbles of the 4 scale words at byte 48)
+static int random_fill_d_offset(enum ggml_type t, bool * random) {
+    *random = true;
+    switch (t) {
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S:
+        case GGML_TYPE_IQ3_XXS: case GGML_TYPE_IQ3_S: case GGML_TYPE_IQ1_S:
+            return 0;
+        case GGML_TYPE_IQ1_M:
+            return -1;
+        default:
+            *random = false;
+            return 0;
+    }
+}
+
+// bytes of random blocks of type t (every grid index of these formats is valid), each block's
+// scale set to a random fp16 between 2^-11 and 2^-7 (finite, normal); a fixed seed
+static void fill_random_blocks(enum ggml_type t, uint8_t * p, size_t bytes, int doff) {
+    uint64_t st = 0x9E3779B97F4A7C15ull ^ (uint64_t) t;
+    for (size_t i = 0; i < bytes; i++) {
+        st = st*6364136223846793005ull + 1442695040888963407ull;
+        p[i] = (uint8_t) (st >> 56);
+    }
+    const size_t bs = ggml_type_size(t);
+    for (size_t b = 0; b + bs <= bytes; b += bs) {
+        st = st*6364136223846793005ull + 1442695040888963407ull;
+        const uint16_t d = (uint16_t) (0x1000 + ((st >> 40) & 0x0FFF));
+        if (doff >= 0) {
+            memcpy(p + b + (size_t) doff, &d, sizeof(d));
+        } else {
+            for (int k = 0; k < 4; k++) {
+                uint8_t * hi = p + b + 48 + 2*(size_t) k + 1;
+                *hi = (uint8_t) ((*hi & 0x0F) | (((d >> (4*k)) & 0x0F) << 4));
+            }
+        }
+    }
+}
 
 // a plain read of n 64-bit words from `streams` places at once: the range cut into that many
 // equal parts, read in lockstep (one core draws more bandwidth from several distant streams than
@@ -358,7 +400,12 @@ static bool mm_init(struct mm_case * c, enum ggml_type t, int64_t K, int64_t N, 
     }
     const struct ggml_type_traits * tr = ggml_get_type_traits(t);
     const int64_t nuniq = N < 8 ? N : 8;
-    for (int64_t n = 0; n < nuniq; n++) {
+    bool random = false;
+    const int doff = random_fill_d_offset(t, &random);
+    for (int64_t n = 0; n < nuniq && random; n++) {
+        fill_random_blocks(t, (uint8_t *) a[0]->data + (size_t) n*rs, rs, doff);
+    }
+    for (int64_t n = 0; n < nuniq && !random; n++) {
         for (int64_t k = 0; k < K; k++) {
             row[k] = (float) ((k*37 + n*11) % 101 - 50)/50.0f;
         }
@@ -454,7 +501,8 @@ int main(int argc, char ** argv) {
     const enum ggml_type types[] = {
         GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1, GGML_TYPE_Q8_0, GGML_TYPE_Q2_K, GGML_TYPE_Q3_K,
         GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4,
-        GGML_TYPE_TQ2_0, GGML_TYPE_F16,
+        GGML_TYPE_TQ2_0, GGML_TYPE_TQ1_0, GGML_TYPE_IQ2_XXS, GGML_TYPE_IQ2_XS, GGML_TYPE_IQ2_S, GGML_TYPE_IQ3_XXS,
+        GGML_TYPE_IQ3_S, GGML_TYPE_IQ1_S, GGML_TYPE_IQ1_M, GGML_TYPE_NVFP4, GGML_TYPE_Q1_0, GGML_TYPE_Q2_0, GGML_TYPE_F16,
     };
     const int64_t K = 4096, N = 14336, PM = 512;
 #if defined(__linux__)

@@ -36,9 +36,38 @@ static float rnd_gauss(void) {
     return (float) (sqrt(-2.0*log(u1))*cos(6.283185307179586*u2));
 }
 
-// k Gaussian values of the given scale quantized to t (every type with a tile has a quantizer)
+// the grid formats (IQ1, IQ2, IQ3) have no quantizer here: random blocks (every grid index is
+// valid) whose fp16 block scale is about scale/64; IQ1_M's scale is spread over the top nibbles
+// of its 4 scale words at byte 48, the others' is the block's first word
+static bool fill_grid_blocks(enum ggml_type t, int64_t k, float scale, uint8_t * out) {
+    const size_t bs = ggml_type_size(t), bytes = ggml_row_size(t, k);
+    for (size_t i = 0; i < bytes; i++) {
+        out[i] = (uint8_t) rnd_u32();
+    }
+    for (size_t b = 0; b < bytes; b += bs) {
+        const ggml_fp16_t d = ggml_fp32_to_fp16(scale*(0.5f + (float) (rnd_u32() & 1023)/1024.0f)/64.0f);
+        if (t == GGML_TYPE_IQ1_M) {
+            for (int j = 0; j < 4; j++) {
+                uint8_t * hi = out + b + 48 + 2*(size_t) j + 1;
+                *hi = (uint8_t) ((*hi & 0x0F) | ((d >> (4*j)) & 0x0F) << 4);
+            }
+        } else {
+            memcpy(out + b, &d, sizeof(d));
+        }
+    }
+    return true;
+}
+
+// k Gaussian values of the given scale quantized to t (the grid formats: fill_grid_blocks)
 static bool quantize_gauss(enum ggml_type t, int64_t k, float scale, void * out) {
     const struct ggml_type_traits * tr = ggml_get_type_traits(t);
+    switch (t) {
+        case GGML_TYPE_IQ2_XXS: case GGML_TYPE_IQ2_XS: case GGML_TYPE_IQ2_S: case GGML_TYPE_IQ3_XXS:
+        case GGML_TYPE_IQ3_S: case GGML_TYPE_IQ1_S: case GGML_TYPE_IQ1_M:
+            return fill_grid_blocks(t, k, scale, out);
+        default:
+            break;
+    }
     float * x = malloc((size_t) k*sizeof(float));
     if (x == NULL || tr->from_float_ref == NULL) {
         free(x);
@@ -213,6 +242,100 @@ static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
     free(yf);
 }
 
+// MXFP4's decode and tile slots on raw blocks of extreme E8M0 scales (the quantizer never writes
+// them): random nibbles, scale bytes cycling through the set of the rep; rep 0 the smallest
+// scales (0 and 1 are the subnormal halves 2^-128, 2^-127) against activations of 1e2, rep 1 the
+// largest (255 reads as 2^127 in the family's dequantization, not NaN) against 1e-6, so that the
+// products stay finite. Each output against the double reference and the portable vec_dot.
+// double dot of an MXFP4 row with a Q8_0 row decoded here in double: the family's to_float
+// overflows to inf for scale bytes 254 and 255 (2^126 and 2^127 times levels up to 12), which the
+// kernels never form (they multiply the two block scales first). The E2M1 values, doubled, and
+// the half scale 2^(e - 128) are the format's definition.
+static double ref_dot_mxfp4(const uint8_t * x, const uint8_t * y, int64_t k, double * sabs) {
+    static const int e2m1x2[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+    double s = 0.0, a = 0.0;
+    for (int64_t b = 0; b < k/32; b++) {
+        const uint8_t * xb = x + b*17;
+        const uint8_t * yb = y + b*ggml_type_size(GGML_TYPE_Q8_0);
+        ggml_fp16_t h;
+        memcpy(&h, yb, sizeof(h));
+        const double d = ldexp(1.0, (int) xb[0] - 128)*(double) ggml_fp16_to_fp32(h);
+        for (int j = 0; j < 32; j++) {
+            const int v = e2m1x2[j < 16 ? xb[1 + j] & 0x0F : xb[1 + j - 16] >> 4];
+            const double p = d*v*(int8_t) yb[2 + j];
+            s += p;
+            a += fabs(p);
+        }
+    }
+    *sabs = a;
+    return s;
+}
+
+static void check_mxfp4_extremes(const struct ggml_cpu_kernels * kt, const char * lv) {
+    const struct ggml_cpu_quant_kernels * q = &kt->quant[GGML_TYPE_MXFP4];
+    const struct ggml_cpu_kernels * kp = ggml_cpu_kernels_get(true);
+    if (q->gemv == NULL && q->tile == NULL) {
+        return;
+    }
+    const int64_t K = 21*32; // two groups of 8 (AVX2) / one of 16 (AVX-512) and a tail
+    enum { NR = 9, NC = GGML_CPU_QTILE_COLS };
+    const size_t row = ggml_row_size(GGML_TYPE_MXFP4, K), ry = ggml_row_size(GGML_TYPE_Q8_0, K);
+    uint8_t * x = malloc(row*NR), * y = malloc(ry*NC);
+    float * yf = malloc((size_t) K*sizeof(float));
+    TEST_CHECK(x != NULL && y != NULL && yf != NULL);
+    static const uint8_t sets[2][5] = { { 0, 1, 2, 3, 127 }, { 127, 200, 253, 254, 255 } };
+    for (int rep = 0; rep < 2 && x != NULL && y != NULL && yf != NULL; rep++) {
+        for (size_t i = 0; i < row*NR; i++) {
+            x[i] = (uint8_t) rnd_u32();
+        }
+        for (int64_t b = 0; b < (K/32)*NR; b++) {
+            x[b*17] = sets[rep][(b + rep) % 5]; // the scale byte leads each 17-byte block
+        }
+        for (int c = 0; c < NC; c++) {
+            for (int64_t i = 0; i < K; i++) {
+                yf[i] = (rep == 0 ? 1e2f : 1e-6f)*rnd_gauss();
+            }
+            kt->quant[GGML_TYPE_Q8_0].from_float(yf, y + c*ry, K);
+        }
+        float out[NR*NC + 1];
+        for (int nr = 1; nr <= NR && q->gemv != NULL; nr++) {
+            for (int r = 0; r <= nr; r++) {
+                out[r] = NAN;
+            }
+            q->gemv((int) K, out, x, row, y, nr);
+            for (int r = 0; r < nr; r++) {
+                double sabs;
+                const double ref = ref_dot_mxfp4(x + r*row, y, K, &sabs);
+                float sp = NAN;
+                kp->quant[GGML_TYPE_MXFP4].vec_dot((int) K, &sp, 0, x + r*row, 0, y, 0, 1);
+                const double tol = 2e-5*sabs + 1e-30;
+                TEST_CHECK_MSG(isfinite(out[r]) && fabs(out[r] - ref) <= tol && fabs((double) out[r] - sp) <= 2.0*tol,
+                               "[%s] mxfp4 extreme scales rep %d gemv nr=%d row %d: %.9g vs double %.9g, portable %.9g", lv,
+                               rep, nr, r, (double) out[r], ref, (double) sp);
+            }
+            TEST_CHECK_MSG(isnan(out[nr]), "[%s] mxfp4 gemv nr=%d wrote past its rows", lv, nr);
+        }
+        for (int nr = 1; nr <= GGML_CPU_QTILE_ROWS && q->tile != NULL; nr++) {
+            for (int nc = 1; nc <= NC; nc++) {
+                q->tile((int) K, out, (size_t) nr, x, row, y, ry, nr, nc);
+                for (int c = 0; c < nc; c++) {
+                    for (int r = 0; r < nr; r++) {
+                        double sabs;
+                        const double ref = ref_dot_mxfp4(x + r*row, y + c*ry, K, &sabs);
+                        const float v = out[c*nr + r];
+                        TEST_CHECK_MSG(isfinite(v) && fabs(v - ref) <= 2e-5*sabs + 1e-30,
+                                       "[%s] mxfp4 extreme scales rep %d tile %dx%d (%d,%d): %.9g vs double %.9g", lv,
+                                       rep, nr, nc, r, c, (double) v, ref);
+                    }
+                }
+            }
+        }
+    }
+    free(x);
+    free(y);
+    free(yf);
+}
+
 // the activation quantizers of a level (from_float of the Q8_0 / Q8_1 / Q8_K slots) against the
 // reference quantizers, byte for byte: Gaussian rows of several scales, a zero block, a constant
 // block and values on the rounding halves
@@ -342,12 +465,14 @@ int main(void) {
             const struct ggml_cpu_kernels * k2 = ggml_cpu_kernels_level(GGML_CPU_ISA_AVX2);
             const enum ggml_type own[] = { GGML_TYPE_Q4_0, GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
                                            GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_Q2_K,
-                                           GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K };
+                                           GGML_TYPE_Q3_K, GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
+                                           GGML_TYPE_MXFP4 };
             for (size_t i = 0; i < sizeof(own)/sizeof(own[0]); i++) {
                 TEST_CHECK_MSG(kt->quant[own[i]].gemv != NULL && kt->quant[own[i]].gemv != k2->quant[own[i]].gemv,
                                "[%s] %s: the decode slot is not the AVX-512 level's own", lv, ggml_type_name(own[i]));
             }
         }
+        check_mxfp4_extremes(kt, lv);
         check_act_quantizers(kt, lv);
     }
     const struct ggml_cpu_kernels * kl = ggml_cpu_kernels_get(false);

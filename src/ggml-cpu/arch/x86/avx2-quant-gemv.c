@@ -1,4 +1,4 @@
-// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q5_0, Q5_1, IQ4_NL (Q4_1's and Q8_0's: avx2-quant-gemv-q4_1.c, -q8_0.c): s[r] = dot(weight
+// AVX2 decode kernels (the gemv slot of cpu-kernels.h) of Q4_0, Q5_0, Q5_1, IQ4_NL, MXFP4 (Q4_1's and Q8_0's: avx2-quant-gemv-q4_1.c, -q8_0.c): s[r] = dot(weight
 // row r, one activation row) for any number of rows, the rows streamed one after the other.
 //
 // Decode reads every weight byte once, so it should run at memory bandwidth; the register tiles
@@ -20,6 +20,9 @@
 //     the Q8_1 block's stored s.
 // A row's last blocks past its whole groups of 8 are a partial group (zeros in the prepared
 // activations where blocks are missing; nothing past the row is read).
+// MXFP4 is IQ4_NL with another table (the E2M1 values doubled, ggml_kvalues_mxfp4) and an E8M0
+// scale byte instead of the fp16 d: the 8 bytes of a group go into the exponent fields of 8
+// floats at half their value, exactly as the format's dequantization (qm_scales).
 
 #include "avx2-quant.h"
 #include "ggml-impl.h"
@@ -33,7 +36,7 @@
 #include <stddef.h>
 #include <string.h>
 
-enum qg_kind { QG_Q4_0, QG_Q5_0, QG_Q5_1, QG_IQ4_NL };
+enum qg_kind { QG_Q4_0, QG_Q5_0, QG_Q5_1, QG_IQ4_NL, QG_MXFP4 };
 
 #define QG_GROUP 8    // blocks reduced together
 #define QG_SEG   256  // blocks of activation prepared at a time (8192 elements); longer rows take segments
@@ -50,7 +53,7 @@ enum qg_kind { QG_Q4_0, QG_Q5_0, QG_Q5_1, QG_IQ4_NL };
 struct qg_act {
     __m256i lo[QG_SEG/2]; // 4-bit types: elements 0..15 of blocks 2j and 2j+1
     __m256i hi[QG_SEG/2]; // elements 16..31 of the same blocks
-    __m256i ulo[QG_SEG/2]; // IQ4_NL: |lo| and |hi| (the signs go onto the table levels)
+    __m256i ulo[QG_SEG/2]; // IQ4_NL, MXFP4: |lo| and |hi| (the signs go onto the table levels)
     __m256i uhi[QG_SEG/2];
     __m256  d[QG_SEG/QG_GROUP];  // activation scales, in the lane order of the reduced sums
     __m256  s[QG_SEG/QG_GROUP];  // Q5_1: the stored s = d*sum(q) of the Q8_1 blocks
@@ -63,6 +66,7 @@ QG_INLINE size_t qg_xsize(enum qg_kind k) {
         case QG_Q5_0:   return sizeof(block_q5_0);
         case QG_Q5_1:   return sizeof(block_q5_1);
         case QG_IQ4_NL: return sizeof(block_iq4_nl);
+        case QG_MXFP4:  return sizeof(block_mxfp4);
     }
     return 0;
 }
@@ -84,6 +88,7 @@ QG_INLINE size_t qg_qs_off(enum qg_kind k) {
         case QG_Q5_0:   return offsetof(block_q5_0, qs);
         case QG_Q5_1:   return offsetof(block_q5_1, qs);
         case QG_IQ4_NL: return offsetof(block_iq4_nl, qs);
+        case QG_MXFP4:  return offsetof(block_mxfp4, qs);
     }
     return 0;
 }
@@ -148,7 +153,7 @@ QG_INLINE void qg_prepare(enum qg_kind k, const char * y, int ng, int nv, struct
         const __m128i bh = 2*i + 1 < nv ? _mm_loadu_si128((const __m128i *)(const void *) (b + 16)) : z;
         act->lo[i] = _mm256_set_m128i(bl, al);
         act->hi[i] = _mm256_set_m128i(bh, ah);
-        if (k == QG_IQ4_NL) {
+        if (k == QG_IQ4_NL || k == QG_MXFP4) {
             act->ulo[i] = _mm256_abs_epi8(act->lo[i]);
             act->uhi[i] = _mm256_abs_epi8(act->hi[i]);
         }
@@ -230,7 +235,12 @@ QG_INLINE float qg_hsum(__m256 v) {
 // the same changes made it slower there (docs/quantization.md, "Decode kernels of the 32-block
 // types, instruction budget").
 QG_INLINE bool qn_kind(enum qg_kind k) {
-    return k == QG_Q5_0 || k == QG_Q5_1 || k == QG_IQ4_NL;
+    return k == QG_Q5_0 || k == QG_Q5_1 || k == QG_IQ4_NL || k == QG_MXFP4;
+}
+
+// the table-level types: 16 signed int8 levels looked up by the nibbles
+QG_INLINE bool qg_table_kind(enum qg_kind k) {
+    return k == QG_IQ4_NL || k == QG_MXFP4;
 }
 
 // 4 bytes at p, in every dword of an xmm (a load-port broadcast, no shuffle)
@@ -319,11 +329,12 @@ QG_INLINE __m256i qn_pair(enum qg_kind k, const char * a, bool two, const struct
                                              _mm_setzero_si128(), wa);
     __m256i lo = _mm256_and_si256(w, m4);
     __m256i hi = _mm256_and_si256(_mm256_srli_epi16(w, 4), m4);
-    if (k == QG_IQ4_NL) {
+    if (qg_table_kind(k)) {
         // signed levels: |a| (prepared once for all rows) times v with a's sign, one sign per 32
         // levels instead of abs + sign; |a| <= 128 as unsigned and |v| <= 127, so a lane reaches
         // 2*128*127 (no saturation) and the halves are widened to int32 before they are added
-        const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
+        const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *)
+                                             (k == QG_MXFP4 ? ggml_kvalues_mxfp4 : ggml_kvalues_iq4nl));
         const __m256i iq4 = _mm256_set_m128i(v128, v128);
         const __m256i vl = _mm256_shuffle_epi8(iq4, lo), vh = _mm256_shuffle_epi8(iq4, hi);
         const __m256i pl = _mm256_maddubs_epi16(act->ulo[i], _mm256_sign_epi8(vl, alo));
@@ -351,10 +362,45 @@ QG_INLINE __m256i qn_sums(enum qg_kind k, const char * xg, int nv, const struct 
     return qn_reduce(q[0], q[1], q[2], q[3]);
 }
 
+// MXFP4: the E8M0 bytes of the group's blocks (the first byte of each; from nv on: 0) as floats
+// at half their value, 2^(e - 128), in the lane order of the reduced sums: one dword broadcast per
+// block blended into its lane, the byte placed in the exponent field ((e - 1) << 23; e = 0 and 1
+// are the subnormals 0x00200000 << e)
+QG_INLINE __m256 qm_scales(const char * xg, int nv) {
+    __m256i r = _mm256_setzero_si256();
+    for (int p = 0; p < QG_GROUP; p++) {
+        if (qg_lane_block(p) >= nv) {
+            continue;
+        }
+        const __m256i v = _mm256_castps_si256(_mm256_broadcast_ss((const float *)(const void *)
+                                              (xg + (size_t) qg_lane_block(p)*sizeof(block_mxfp4))));
+        switch (p) {
+            case 0: r = _mm256_blend_epi32(r, v, 0x01); break;
+            case 1: r = _mm256_blend_epi32(r, v, 0x02); break;
+            case 2: r = _mm256_blend_epi32(r, v, 0x04); break;
+            case 3: r = _mm256_blend_epi32(r, v, 0x08); break;
+            case 4: r = _mm256_blend_epi32(r, v, 0x10); break;
+            case 5: r = _mm256_blend_epi32(r, v, 0x20); break;
+            case 6: r = _mm256_blend_epi32(r, v, 0x40); break;
+            default: r = _mm256_blend_epi32(r, v, 0x80); break;
+        }
+    }
+    const __m256i e = _mm256_and_si256(r, _mm256_set1_epi32(0xFF));
+    const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
+    const __m256i sub = _mm256_sllv_epi32(_mm256_set1_epi32(0x00200000), e);
+    const __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(2), e);
+    return _mm256_castsi256_ps(_mm256_blendv_epi8(normal, sub, small));
+}
+
+// the 8 weight scales of a group (nv blocks of it exist) as floats, lane order of the sums
+QG_INLINE __m256 qn_scales(enum qg_kind k, const char * xg, int nv) {
+    return k == QG_MXFP4 ? qm_scales(xg, nv) : qn_words(xg, qg_xsize(k), nv, 0);
+}
+
 // one group of a nibble type's row data at xg (nv blocks of it exist) into acc
 QG_INLINE __m256 qn_group(enum qg_kind k, const char * xg, int nv, const struct qg_act * act, int g, __m256 acc) {
     const size_t xsz = qg_xsize(k);
-    const __m256 dd = _mm256_mul_ps(qn_words(xg, xsz, nv, 0), act->d[g]);
+    const __m256 dd = _mm256_mul_ps(qn_scales(k, xg, nv), act->d[g]);
     __m256i is = qn_sums(k, xg, nv, act, g);
     if (qg_offset(k) != 0) {
         is = _mm256_sub_epi32(is, act->o[g]);
@@ -395,8 +441,8 @@ QG_INLINE void qn_group4(enum qg_kind k, const char * const xg[QG_STREAMS], cons
             is1 = _mm256_sub_epi32(is1, act->o[g]);
         }
         const __m256 ad = act->d[g];
-        acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(qn_words(x0, xsz, QG_GROUP, 0), ad), _mm256_cvtepi32_ps(is0), acc[t]);
-        acc[t + 1] = _mm256_fmadd_ps(_mm256_mul_ps(qn_words(x1, xsz, QG_GROUP, 0), ad), _mm256_cvtepi32_ps(is1),
+        acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(qn_scales(k, x0, QG_GROUP), ad), _mm256_cvtepi32_ps(is0), acc[t]);
+        acc[t + 1] = _mm256_fmadd_ps(_mm256_mul_ps(qn_scales(k, x1, QG_GROUP), ad), _mm256_cvtepi32_ps(is1),
                                      acc[t + 1]);
         if (qg_has_min(k)) {
             acc[t] = _mm256_fmadd_ps(qn_words(x0, xsz, QG_GROUP, 2), act->s[g], acc[t]);
@@ -496,6 +542,7 @@ QG_DEFINE(q4_0, QG_Q4_0)
 QG_DEFINE(q5_0, QG_Q5_0)
 QG_DEFINE(q5_1, QG_Q5_1)
 QG_DEFINE(iq4_nl, QG_IQ4_NL)
+QG_DEFINE(mxfp4, QG_MXFP4)
 
 #else
 

@@ -220,6 +220,18 @@ GGML_TARGET_AVX2 static inline void iq1_store_indices(const uint8_t * qs, __m256
     _mm256_storeu_si256((__m256i *)(void *) (idx + 16), _mm256_or_si256(q1, h1));
 }
 
+// the 32 grid indices of an IQ1_S block: index 4*ib + l takes bits 3l .. 3l + 2 of qh[ib], to
+// bits 8..10 by << 8, << 5, << 2, >> 1 (each 64-bit lane of hi0 / hi1: its qh word 4 times)
+GGML_TARGET_AVX2 static inline void iq1_s_prep(const block_iq1_s * b, uint16_t * idx) {
+    const __m256i mul_lo = _mm256_set1_epi64x(0x0000000400200100ll);
+    const __m256i mul_hi = _mm256_set1_epi64x((long long) 0x8000000000000000ull);
+    const __m256i rep = _mm256_set_epi64x(0x0908090809080908ll, 0x0100010001000100ll, 0x0908090809080908ll, 0x0100010001000100ll);
+    const __m128i qh = _mm_loadu_si128((const __m128i *)(const void *) b->qh);
+    const __m256i hi0 = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(qh), rep);
+    const __m256i hi1 = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(_mm_srli_si128(qh, 8)), rep);
+    iq1_store_indices(b->qs, hi0, hi1, mul_lo, mul_hi, idx);
+}
+
 GGML_TARGET_AVX2 static inline __m256i iq1_s_sub(const block_iq1_s * b, const uint16_t * idx, const int8_t * a, int ib) {
     const int qh = b->qh[ib];
     const __m256i v = iq1_levels(idx + 4*ib, _mm256_set1_epi8((qh & 0x8000) ? -1 : 1));
@@ -231,18 +243,10 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_s_avx2(int n, float * s, size_t bs, con
     (void) bs; (void) bx; (void) by; (void) nrc;
     const block_iq1_s * x = vx;
     const block_q8_K * y = vy;
-    // index 4*ib + l takes bits 3l .. 3l + 2 of qh[ib]: to bits 8..10 by << 8, << 5, << 2, >> 1
-    const __m256i mul_lo = _mm256_set1_epi64x(0x0000000400200100ll);
-    const __m256i mul_hi = _mm256_set1_epi64x((long long) 0x8000000000000000ull);
-    // each 64-bit lane: its low word 4 times (bytes 0, 1 or 8, 9 of the 128-bit half)
-    const __m256i rep = _mm256_set_epi64x(0x0908090809080908ll, 0x0100010001000100ll, 0x0908090809080908ll, 0x0100010001000100ll);
     __m256 accf = _mm256_setzero_ps();
     for (int i = 0; i < n/QK_K; i++) {
         uint16_t idx[32];
-        const __m128i qh = _mm_loadu_si128((const __m128i *)(const void *) x[i].qh);
-        const __m256i hi0 = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(qh), rep);
-        const __m256i hi1 = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(_mm_srli_si128(qh, 8)), rep);
-        iq1_store_indices(x[i].qs, hi0, hi1, mul_lo, mul_hi, idx);
+        iq1_s_prep(&x[i], idx);
         __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
         for (int ib = 0; ib < QK_K/32; ib += 2) {
             acc0 = _mm256_add_epi32(acc0, iq1_s_sub(&x[i], idx, y[i].qs + 32*ib, ib));
@@ -277,10 +281,10 @@ GGML_TARGET_AVX2 static inline __m256i iq1_m_sub(const uint16_t * idx, const uin
     return _mm256_madd_epi16(p, _mm256_shuffle_epi8(sch, ctl));
 }
 
-GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_m_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
-    (void) bs; (void) bx; (void) by; (void) nrc;
-    const block_iq1_m * x = vx;
-    const block_q8_K * y = vy;
+// an IQ1_M block's 32 grid indices (idx), the delta signs of its 32 rows (drow: 0xff minus, 0
+// plus) and its 16 scales 2*s + 1 as int16, scales 0..7 in both halves of *sc_lo, 8..15 of *sc_hi
+GGML_TARGET_AVX2 static inline void iq1_m_prep(const block_iq1_m * b, uint16_t * idx, uint8_t * drow, __m256i * sc_lo,
+        __m256i * sc_hi) {
     // index k takes bits 0..2 of nibble k of qh (byte k/2), its row's delta sign bit 3: with the
     // byte in both halves of int16 lane k, << 8 (even k) or << 4 (odd k) brings them to bits 8..10, 11
     const __m256i mul_nib = _mm256_set1_epi32(0x00100100);
@@ -291,27 +295,34 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_m_avx2(int n, float * s, size_t bs, con
     const __m256i mul_hi = _mm256_set1_epi64x((long long) 0x8000000000000000ull);
     const __m256i rep = _mm256_set_epi64x(0x0908090809080908ll, 0x0100010001000100ll, 0x0908090809080908ll, 0x0100010001000100ll);
     const __m256i m7 = _mm256_set1_epi16(0x700), m8 = _mm256_set1_epi16(0x800);
+    const __m128i qh = _mm_loadu_si128((const __m128i *)(const void *) b->qh);
+    const __m256i b0 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, dup0));
+    const __m256i b1 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, dup1));
+    const __m256i t0 = _mm256_mullo_epi16(_mm256_or_si256(b0, _mm256_slli_epi16(b0, 8)), mul_nib);
+    const __m256i t1 = _mm256_mullo_epi16(_mm256_or_si256(b1, _mm256_slli_epi16(b1, 8)), mul_nib);
+    const __m256i q0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) b->qs));
+    const __m256i q1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) (b->qs + 16)));
+    _mm256_storeu_si256((__m256i *)(void *) idx, _mm256_or_si256(q0, _mm256_and_si256(t0, m7)));
+    _mm256_storeu_si256((__m256i *)(void *) (idx + 16), _mm256_or_si256(q1, _mm256_and_si256(t1, m7)));
+    const __m256i dm = _mm256_packs_epi16(_mm256_cmpeq_epi16(_mm256_and_si256(t0, m8), m8), _mm256_cmpeq_epi16(_mm256_and_si256(t1, m8), m8));
+    _mm256_storeu_si256((__m256i *)(void *) drow, _mm256_permute4x64_epi64(dm, 0xD8));
+    const __m256i sw = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(_mm_loadl_epi64((const __m128i *)(const void *) b->scales)), rep);
+    const __m256i sv = _mm256_srli_epi16(_mm256_and_si256(_mm256_or_si256(_mm256_mullo_epi16(sw, mul_lo), _mm256_mulhi_epu16(sw, mul_hi)), m7), 8);
+    const __m256i sc = _mm256_or_si256(_mm256_slli_epi16(sv, 1), _mm256_set1_epi16(1));
+    *sc_lo = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc));
+    *sc_hi = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(sc, 1));
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_m_avx2(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc) {
+    (void) bs; (void) bx; (void) by; (void) nrc;
+    const block_iq1_m * x = vx;
+    const block_q8_K * y = vy;
     __m256 accf = _mm256_setzero_ps();
     for (int i = 0; i < n/QK_K; i++) {
         uint16_t idx[32];
         uint8_t drow[32];
-        const __m128i qh = _mm_loadu_si128((const __m128i *)(const void *) x[i].qh);
-        const __m256i b0 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, dup0));
-        const __m256i b1 = _mm256_cvtepu8_epi16(_mm_shuffle_epi8(qh, dup1));
-        const __m256i t0 = _mm256_mullo_epi16(_mm256_or_si256(b0, _mm256_slli_epi16(b0, 8)), mul_nib);
-        const __m256i t1 = _mm256_mullo_epi16(_mm256_or_si256(b1, _mm256_slli_epi16(b1, 8)), mul_nib);
-        const __m256i q0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) x[i].qs));
-        const __m256i q1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(const void *) (x[i].qs + 16)));
-        _mm256_storeu_si256((__m256i *)(void *) idx, _mm256_or_si256(q0, _mm256_and_si256(t0, m7)));
-        _mm256_storeu_si256((__m256i *)(void *) (idx + 16), _mm256_or_si256(q1, _mm256_and_si256(t1, m7)));
-        const __m256i dm = _mm256_packs_epi16(_mm256_cmpeq_epi16(_mm256_and_si256(t0, m8), m8), _mm256_cmpeq_epi16(_mm256_and_si256(t1, m8), m8));
-        _mm256_storeu_si256((__m256i *)(void *) drow, _mm256_permute4x64_epi64(dm, 0xD8));
-        // the 16 scales 2*s + 1 as int16
-        const __m256i sw = _mm256_shuffle_epi8(_mm256_cvtepu16_epi64(_mm_loadl_epi64((const __m128i *)(const void *) x[i].scales)), rep);
-        const __m256i sv = _mm256_srli_epi16(_mm256_and_si256(_mm256_or_si256(_mm256_mullo_epi16(sw, mul_lo), _mm256_mulhi_epu16(sw, mul_hi)), m7), 8);
-        const __m256i sc = _mm256_or_si256(_mm256_slli_epi16(sv, 1), _mm256_set1_epi16(1));
-        const __m256i sc_lo = _mm256_broadcastsi128_si256(_mm256_castsi256_si128(sc));
-        const __m256i sc_hi = _mm256_broadcastsi128_si256(_mm256_extracti128_si256(sc, 1));
+        __m256i sc_lo, sc_hi;
+        iq1_m_prep(&x[i], idx, drow, &sc_lo, &sc_hi);
         __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
         for (int ib = 0; ib < QK_K/32; ib += 2) {
             const __m256i sch = ib < 4 ? sc_lo : sc_hi;
@@ -323,6 +334,249 @@ GGML_TARGET_AVX2 void ggml_cpu_q_dot_iq1_m_avx2(int n, float * s, size_t bs, con
     }
     *s = 0.125f*qu_hsum_ps(accf);
 }
+
+// The prompt tiles (the tile slot of cpu-kernels.h) of the grid formats: 1 row x up to 8
+// columns. A super-block's 8 sub-blocks are taken apart once per row into levels (the grid
+// values with their signs, |w| <= 62; IQ1: 8*grid + delta, |w| <= 9) stored as unsigned bytes
+// w + 64, and int16 scale vectors (the scale of elements 0..15 in the low 128 bits, of 16..31 in
+// the high), and serve every column: per 32 weights and column one activation load, one maddubs
+// (pairs at most 2*126*128), one madd by the scales and one add. The offset comes off once per
+// super-block and column: 64 times the Q8_K bsums (sums of 16 activations) dotted with the 16
+// scales. The integer sums equal the dot products' above. One column (decode) goes to the dot
+// product.
+
+struct iqt_block {
+    __m256i w[QK_K/32];  // levels of sub-block ib plus 64 (unsigned)
+    __m256i sc[QK_K/32]; // its int16 scales (elements 0..15 | 16..31)
+    int16_t g16[16];     // the same scales per 16-element group, in order
+    float   d;           // the block scale times the format's factor
+};
+
+enum iqt_kind { IQT_IQ2_XXS, IQT_IQ2_XS, IQT_IQ2_S, IQT_IQ3_XXS, IQT_IQ3_S, IQT_IQ1_S, IQT_IQ1_M };
+
+#define IQT_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
+
+// sub-block ib's scales: lo for its elements 0..15, hi for 16..31
+IQT_INLINE void iqt_scales(struct iqt_block * u, int ib, int lo, int hi) {
+    u->sc[ib] = _mm256_set_m128i(_mm_set1_epi16((short) hi), _mm_set1_epi16((short) lo));
+    u->g16[2*ib] = (int16_t) lo;
+    u->g16[2*ib + 1] = (int16_t) hi;
+}
+
+IQT_INLINE size_t iqt_xsize(enum iqt_kind k) {
+    switch (k) {
+        case IQT_IQ2_XXS: return sizeof(block_iq2_xxs);
+        case IQT_IQ2_XS:  return sizeof(block_iq2_xs);
+        case IQT_IQ2_S:   return sizeof(block_iq2_s);
+        case IQT_IQ3_XXS: return sizeof(block_iq3_xxs);
+        case IQT_IQ3_S:   return sizeof(block_iq3_s);
+        case IQT_IQ1_S:   return sizeof(block_iq1_s);
+        case IQT_IQ1_M:   return sizeof(block_iq1_m);
+    }
+    return 0;
+}
+
+IQT_INLINE void iqt_unpack_levels(enum iqt_kind k, const void * blk, struct iqt_block * u) {
+    uint16_t idx[64];
+    switch (k) {
+        case IQT_IQ2_XXS: {
+            const block_iq2_xxs * b = blk;
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                uint32_t aux[2];
+                memcpy(aux, b->qs + 4*ib, sizeof(aux));
+                const uint8_t * q = (const uint8_t *) aux;
+                const __m256i g = _mm256_set_epi64x(iq_row8(ggml_iq2xxs_grid[q[3]]), iq_row8(ggml_iq2xxs_grid[q[2]]),
+                                                    iq_row8(ggml_iq2xxs_grid[q[1]]), iq_row8(ggml_iq2xxs_grid[q[0]]));
+                u->w[ib] = _mm256_sign_epi8(g, iq_signs4(aux[1] & 127, (aux[1] >> 7) & 127, (aux[1] >> 14) & 127,
+                                                         (aux[1] >> 21) & 127));
+                const int ls = 2*(int) (aux[1] >> 28) + 1;
+                iqt_scales(u, ib, ls, ls);
+            }
+            u->d = 0.125f*q_fp16_avx2(b->d);
+            return;
+        }
+        case IQT_IQ2_XS: {
+            const block_iq2_xs * b = blk;
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                const uint16_t * q = b->qs + 4*ib;
+                const __m256i g = _mm256_set_epi64x(iq_row8(ggml_iq2xs_grid[q[3] & 511]), iq_row8(ggml_iq2xs_grid[q[2] & 511]),
+                                                    iq_row8(ggml_iq2xs_grid[q[1] & 511]), iq_row8(ggml_iq2xs_grid[q[0] & 511]));
+                u->w[ib] = _mm256_sign_epi8(g, iq_signs4(q[0] >> 9, q[1] >> 9, q[2] >> 9, q[3] >> 9));
+                const int sc = b->scales[ib];
+                iqt_scales(u, ib, 2*(sc & 15) + 1, 2*(sc >> 4) + 1);
+            }
+            u->d = 0.125f*q_fp16_avx2(b->d);
+            return;
+        }
+        case IQT_IQ2_S: {
+            const block_iq2_s * b = blk;
+            iq2_s_prep(b, idx);
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                const uint16_t * q = idx + 4*ib;
+                const __m256i g = _mm256_set_epi64x(iq_row8(ggml_iq2s_grid[q[3]]), iq_row8(ggml_iq2s_grid[q[2]]),
+                                                    iq_row8(ggml_iq2s_grid[q[1]]), iq_row8(ggml_iq2s_grid[q[0]]));
+                uint32_t sb;
+                memcpy(&sb, b->qs + QK_K/8 + 4*ib, sizeof(sb));
+                u->w[ib] = _mm256_sign_epi8(g, qu_signs_pm1(sb));
+                const int sc = b->scales[ib];
+                iqt_scales(u, ib, 2*(sc & 15) + 1, 2*(sc >> 4) + 1);
+            }
+            u->d = 0.125f*q_fp16_avx2(b->d);
+            return;
+        }
+        case IQT_IQ3_XXS: {
+            const block_iq3_xxs * b = blk;
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                const uint8_t * q = b->qs + 8*ib;
+                uint32_t aux;
+                memcpy(&aux, b->qs + QK_K/4 + 4*ib, sizeof(aux));
+                const __m256i g = _mm256_set_epi32(iq_row4(ggml_iq3xxs_grid[q[7]]), iq_row4(ggml_iq3xxs_grid[q[6]]),
+                                                   iq_row4(ggml_iq3xxs_grid[q[5]]), iq_row4(ggml_iq3xxs_grid[q[4]]),
+                                                   iq_row4(ggml_iq3xxs_grid[q[3]]), iq_row4(ggml_iq3xxs_grid[q[2]]),
+                                                   iq_row4(ggml_iq3xxs_grid[q[1]]), iq_row4(ggml_iq3xxs_grid[q[0]]));
+                u->w[ib] = _mm256_sign_epi8(g, iq_signs4(aux & 127, (aux >> 7) & 127, (aux >> 14) & 127, (aux >> 21) & 127));
+                const int ls = 2*(int) (aux >> 28) + 1;
+                iqt_scales(u, ib, ls, ls);
+            }
+            u->d = 0.25f*q_fp16_avx2(b->d);
+            return;
+        }
+        case IQT_IQ3_S: {
+            const block_iq3_s * b = blk;
+            iq3_s_prep(b, idx);
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                const uint16_t * q = idx + 8*ib;
+                const __m256i g = _mm256_set_epi32(iq_row4(ggml_iq3s_grid[q[7]]), iq_row4(ggml_iq3s_grid[q[6]]),
+                                                   iq_row4(ggml_iq3s_grid[q[5]]), iq_row4(ggml_iq3s_grid[q[4]]),
+                                                   iq_row4(ggml_iq3s_grid[q[3]]), iq_row4(ggml_iq3s_grid[q[2]]),
+                                                   iq_row4(ggml_iq3s_grid[q[1]]), iq_row4(ggml_iq3s_grid[q[0]]));
+                uint32_t sb;
+                memcpy(&sb, b->signs + 4*ib, sizeof(sb));
+                u->w[ib] = _mm256_sign_epi8(g, qu_signs_pm1(sb));
+                const int sc = b->scales[ib/2];
+                const int ls = 2*((ib & 1) ? sc >> 4 : sc & 15) + 1;
+                iqt_scales(u, ib, ls, ls);
+            }
+            u->d = q_fp16_avx2(b->d);
+            return;
+        }
+        case IQT_IQ1_S: {
+            const block_iq1_s * b = blk;
+            iq1_s_prep(b, idx);
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                const int qh = b->qh[ib];
+                u->w[ib] = iq1_levels(idx + 4*ib, _mm256_set1_epi8((qh & 0x8000) ? -1 : 1));
+                const int ls = 2*((qh >> 12) & 7) + 1;
+                iqt_scales(u, ib, ls, ls);
+            }
+            u->d = 0.125f*q_fp16_avx2(b->d);
+            return;
+        }
+        case IQT_IQ1_M: {
+            const block_iq1_m * b = blk;
+            uint8_t drow[32];
+            __m256i sc_lo, sc_hi;
+            iq1_m_prep(b, idx, drow, &sc_lo, &sc_hi);
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                int d4;
+                memcpy(&d4, drow + 4*ib, sizeof(d4));
+                const __m256i delta = _mm256_or_si256(_mm256_cvtepi8_epi64(_mm_cvtsi32_si128(d4)), _mm256_set1_epi8(1));
+                u->w[ib] = iq1_levels(idx + 4*ib, delta);
+                const int j = ib & 3;
+                const __m256i ctl = _mm256_set_m128i(_mm_set1_epi16((short) (0x0100*(4*j + 3) + 4*j + 2)),
+                                                     _mm_set1_epi16((short) (0x0100*(4*j + 1) + 4*j)));
+                u->sc[ib] = _mm256_shuffle_epi8(ib < 4 ? sc_lo : sc_hi, ctl);
+            }
+            _mm256_storeu_si256((__m256i *)(void *) u->g16, _mm256_permute2x128_si256(sc_lo, sc_hi, 0x20));
+            u->d = 0.125f*q_fp16_avx2(iq1_m_scale(b));
+            return;
+        }
+    }
+}
+
+// the block's levels (offset by 64) and scales
+IQT_INLINE void iqt_unpack(enum iqt_kind k, const void * blk, struct iqt_block * u) {
+    iqt_unpack_levels(k, blk, u);
+    const __m256i off = _mm256_set1_epi8(64);
+    for (int ib = 0; ib < QK_K/32; ib++) {
+        u->w[ib] = _mm256_add_epi8(u->w[ib], off);
+    }
+}
+
+// one row x C columns over nb super-blocks: s[c*bs] = dot(row x, column c)
+IQT_INLINE void iqt_row(enum iqt_kind k, int C, int nb, float * s, size_t bs, const char * x, const char * y, size_t by) {
+    __m256 acc[8];
+    for (int c = 0; c < C; c++) {
+        acc[c] = _mm256_setzero_ps();
+    }
+    for (int i = 0; i < nb; i++) {
+        struct iqt_block u;
+        iqt_unpack(k, x + (size_t) i*iqt_xsize(k), &u);
+        const block_q8_K * yb[8];
+        __m256i p[8];
+        for (int c = 0; c < C; c++) {
+            yb[c] = (const block_q8_K *)(const void *) (y + (size_t) c*by) + i;
+            p[c] = _mm256_setzero_si256();
+        }
+        for (int ib = 0; ib < QK_K/32; ib++) {
+            const __m256i w = u.w[ib], sc = u.sc[ib];
+            for (int c = 0; c < C; c++) {
+                p[c] = _mm256_add_epi32(p[c], _mm256_madd_epi16(_mm256_maddubs_epi16(w, qu_load256(yb[c]->qs + 32*ib)), sc));
+            }
+        }
+        const __m256i g16 = _mm256_loadu_si256((const __m256i *)(const void *) u.g16);
+        for (int c = 0; c < C; c++) {
+            const __m256i o = _mm256_slli_epi32(_mm256_madd_epi16(qu_load256(yb[c]->bsums), g16), 6);
+            acc[c] = _mm256_fmadd_ps(_mm256_set1_ps(u.d*yb[c]->d), _mm256_cvtepi32_ps(_mm256_sub_epi32(p[c], o)), acc[c]);
+        }
+    }
+    for (int c = 0; c < C; c++) {
+        s[(size_t) c*bs] = qu_hsum_ps(acc[c]);
+    }
+}
+
+IQT_INLINE void iqt_tile(enum iqt_kind k, ggml_vec_dot_t dot, int n, float * s, size_t bs, const void * vx, size_t bx,
+        const void * vy, size_t by, int nr, int nc) {
+    const char * x = vx;
+    const char * y = vy;
+    const int nb = n/QK_K;
+    for (int r = 0; r < nr; r++) {
+        const char * xr = x + (size_t) r*bx;
+        if (nc == 1) {
+            dot(n, s + r, 0, xr, 0, y, 0, 1);
+            continue;
+        }
+        int c = 0;
+        for (; c + 8 <= nc; c += 8) {
+            iqt_row(k, 8, nb, s + (size_t) c*bs + r, bs, xr, y + (size_t) c*by, by);
+        }
+        if (c + 4 <= nc) {
+            iqt_row(k, 4, nb, s + (size_t) c*bs + r, bs, xr, y + (size_t) c*by, by);
+            c += 4;
+        }
+        if (c + 2 <= nc) {
+            iqt_row(k, 2, nb, s + (size_t) c*bs + r, bs, xr, y + (size_t) c*by, by);
+            c += 2;
+        }
+        if (c < nc) {
+            iqt_row(k, 1, nb, s + (size_t) c*bs + r, bs, xr, y + (size_t) c*by, by);
+        }
+    }
+}
+
+#define IQT_DEFINE(name, kind) \
+    GGML_TARGET_AVX2 void ggml_cpu_q_tile_##name##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, \
+            const void * y, size_t by, int nr, int nc) { \
+        iqt_tile(kind, ggml_cpu_q_dot_##name##_avx2, n, s, bs, x, bx, y, by, nr, nc); \
+    }
+
+IQT_DEFINE(iq2_xxs, IQT_IQ2_XXS)
+IQT_DEFINE(iq2_xs, IQT_IQ2_XS)
+IQT_DEFINE(iq2_s, IQT_IQ2_S)
+IQT_DEFINE(iq3_xxs, IQT_IQ3_XXS)
+IQT_DEFINE(iq3_s, IQT_IQ3_S)
+IQT_DEFINE(iq1_s, IQT_IQ1_S)
+IQT_DEFINE(iq1_m, IQT_IQ1_M)
 
 #else
 

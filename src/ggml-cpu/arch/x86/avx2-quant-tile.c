@@ -1,4 +1,4 @@
-// AVX2 quantized tiles of the 32-element formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL): up to
+// AVX2 quantized tiles of the 32-element formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, IQ4_NL, MXFP4): up to
 // GGML_CPU_QTILE_ROWS weight rows by GGML_CPU_QTILE_COLS activation columns per call (the tile
 // slot of cpu-kernels.h). Each weight block is unpacked to int8 once per call and dotted with
 // every column's activation block, and each activation block is loaded once for all rows, so the
@@ -8,7 +8,8 @@
 // IQ4_NL); of the unsigned levels u with a for the others, Q4_0 / Q5_0 subtracting
 // maddubs(offset, a) (u - 8 or u - 16: the same int16 sums, two sign operations fewer); madd to
 // int32, scaled in float by d_w*d_a; the min of Q4_1/Q5_1 adds m_w*s_a, spread over the 8 lanes
-// (an exact /8). The integer sums equal the vec_dot kernels' (avx2-quant.c).
+// (an exact /8). The integer sums equal the vec_dot kernels' (avx2-quant.c). MXFP4 is IQ4_NL with
+// the E2M1 table (ggml_kvalues_mxfp4, the values doubled) and the E8M0 scale at half its value.
 // The register tiles are 4 rows x 1 column (decode), 4 rows x 8 columns (prompt: the four rows
 // share each register, see "The prompt tile of 4 rows" below) and 1 row x 8 columns (prompt
 // edges of fewer than 4 rows); other shapes are split into those and smaller ones.
@@ -17,6 +18,7 @@
 #include "ggml-impl.h"
 #include "ggml-quants.h"
 #include "ggml-quants-tables.h"
+#include "ggml-cpu/arch/quant-fp4-scales.h"
 
 #if GGML_CPU_X86
 
@@ -24,7 +26,7 @@
 #include <stddef.h>
 #include <string.h>
 
-enum qt_kind { QT_Q4_0, QT_Q4_1, QT_Q5_0, QT_Q5_1, QT_Q8_0, QT_IQ4_NL };
+enum qt_kind { QT_Q4_0, QT_Q4_1, QT_Q5_0, QT_Q5_1, QT_Q8_0, QT_IQ4_NL, QT_MXFP4 };
 
 #define QT_INLINE GGML_TARGET_AVX2 GGML_KERNEL_INLINE
 
@@ -47,6 +49,7 @@ QT_INLINE size_t qt_xsize(enum qt_kind k) {
         case QT_Q5_1:   return sizeof(block_q5_1);
         case QT_Q8_0:   return sizeof(block_q8_0);
         case QT_IQ4_NL: return sizeof(block_iq4_nl);
+        case QT_MXFP4:  return sizeof(block_mxfp4);
     }
     return 0;
 }
@@ -79,8 +82,15 @@ QT_INLINE int qt_offset(enum qt_kind k) {
     return k == QT_Q4_0 ? 8 : k == QT_Q5_0 ? 16 : 0;
 }
 
+// the 16 int8 levels of the table formats (IQ4_NL, MXFP4) in both lanes
+QT_INLINE __m256i qt_table(enum qt_kind k) {
+    const __m128i v = _mm_loadu_si128((const __m128i *)(const void *) (k == QT_MXFP4 ? ggml_kvalues_mxfp4 : ggml_kvalues_iq4nl));
+    return _mm256_set_m128i(v, v);
+}
+
 // one weight block: its 32 levels and scale (and min). Q4_0 / Q5_0 give their unsigned levels
-// (the offset is applied through the activations, see qt_body); Q8_0 / IQ4_NL signed ones.
+// (the offset is applied through the activations, see qt_body); Q8_0 / IQ4_NL / MXFP4 signed ones
+// (iq4_vals: qt_table).
 QT_INLINE __m256i qt_unpack(enum qt_kind k, const void * blk, __m256i iq4_vals, __m256 * d, __m256 * m) {
     switch (k) {
         case QT_Q4_0: {
@@ -113,6 +123,11 @@ QT_INLINE __m256i qt_unpack(enum qt_kind k, const void * blk, __m256i iq4_vals, 
         case QT_IQ4_NL: {
             const block_iq4_nl * b = blk;
             *d = qt_scale(&b->d);
+            return _mm256_shuffle_epi8(iq4_vals, qt_nibbles(b->qs));
+        }
+        case QT_MXFP4: {
+            const block_mxfp4 * b = blk;
+            *d = _mm256_set1_ps(ggml_cpu_e8m0_half(b->e));
             return _mm256_shuffle_epi8(iq4_vals, qt_nibbles(b->qs));
         }
     }
@@ -170,8 +185,7 @@ QT_INLINE void qt_body(enum qt_kind k, int R, int C, int nb, float * s, size_t b
         const char * y, size_t by) {
     const size_t xsz = qt_xsize(k);
     const size_t ysz = qt_has_min(k) ? sizeof(block_q8_1) : sizeof(block_q8_0);
-    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
-    const __m256i iq4_vals = _mm256_set_m128i(v128, v128);
+    const __m256i iq4_vals = qt_table(k);
     __m256 acc[4][8];
     for (int r = 0; r < R; r++) {
         for (int c = 0; c < C; c++) {
@@ -218,6 +232,7 @@ QT_INLINE void qt_body(enum qt_kind k, int R, int C, int nb, float * s, size_t b
 //   Q4_1 / Q5_1: unsigned levels, 4 maddubs summed in int16 (at most 4*2*31*128 = 31744).
 //   Q4_0 / Q5_0: the signed levels u - 8 / u - 16 as |w| times a with w's sign (<= 4*2*16*128).
 //   Q8_0 / IQ4_NL: the same signed product, each group widened to int32 on its own.
+//   MXFP4: the signed product summed in int16 as Q4_0's (levels within +-12: <= 4*2*12*128).
 // Register g of a row holds the elements qt4_elem[g]..+7 of the block: for the nibble formats the
 // low and high nibbles of the packed bytes 0..7 and 8..15, for Q8_0 the bytes in order.
 //
@@ -255,19 +270,27 @@ QT_INLINE void qt4_high_bits(const char * x, size_t bx, size_t qh_off, __m256i w
 // (each row's min term is split over its two lanes)
 QT_INLINE void qt4_unpack(enum qt_kind k, const char * x, size_t bx, __m256i iq4_vals, __m256i w[4], __m256 * dw,
         __m256 * mw) {
-    uint32_t dm[4];
-    for (int r = 0; r < 4; r++) {
-        // every block starts with d (fp16); Q4_1 / Q5_1 follow it with m
-        uint16_t d;
-        memcpy(&d, x + (size_t) r*bx, sizeof(d));
-        dm[r] = (uint32_t) d | (uint32_t) d << 16;
-        if (qt_has_min(k)) {
-            memcpy(&dm[r], x + (size_t) r*bx, sizeof(uint32_t));
-        }
+    if (k == QT_MXFP4) {
+        const float d0 = ggml_cpu_e8m0_half((uint8_t) x[0]), d1 = ggml_cpu_e8m0_half((uint8_t) x[bx]);
+        const float d2 = ggml_cpu_e8m0_half((uint8_t) x[2*bx]), d3 = ggml_cpu_e8m0_half((uint8_t) x[3*bx]);
+        *dw = _mm256_setr_ps(d0, d0, d1, d1, d2, d2, d3, d3);
+        *mw = _mm256_setzero_ps();
     }
-    const __m256 f = _mm256_cvtph_ps(_mm_set_epi32((int) dm[3], (int) dm[2], (int) dm[1], (int) dm[0]));
-    *dw = _mm256_moveldup_ps(f);
-    *mw = _mm256_mul_ps(_mm256_movehdup_ps(f), _mm256_set1_ps(0.5f));
+    if (k != QT_MXFP4) {
+        uint32_t dm[4];
+        for (int r = 0; r < 4; r++) {
+            // every other block starts with d (fp16); Q4_1 / Q5_1 follow it with m
+            uint16_t d;
+            memcpy(&d, x + (size_t) r*bx, sizeof(d));
+            dm[r] = (uint32_t) d | (uint32_t) d << 16;
+            if (qt_has_min(k)) {
+                memcpy(&dm[r], x + (size_t) r*bx, sizeof(uint32_t));
+            }
+        }
+        const __m256 f = _mm256_cvtph_ps(_mm_set_epi32((int) dm[3], (int) dm[2], (int) dm[1], (int) dm[0]));
+        *dw = _mm256_moveldup_ps(f);
+        *mw = _mm256_mul_ps(_mm256_movehdup_ps(f), _mm256_set1_ps(0.5f));
+    }
     if (k == QT_Q8_0) {
         const __m256i r0 = _mm256_loadu_si256((const __m256i *)(const void *) (x + 0*bx + offsetof(block_q8_0, qs)));
         const __m256i r1 = _mm256_loadu_si256((const __m256i *)(const void *) (x + 1*bx + offsetof(block_q8_0, qs)));
@@ -288,6 +311,7 @@ QT_INLINE void qt4_unpack(enum qt_kind k, const char * x, size_t bx, __m256i iq4
         case QT_Q5_0:   qs_off = offsetof(block_q5_0, qs); break;
         case QT_Q5_1:   qs_off = offsetof(block_q5_1, qs); break;
         case QT_IQ4_NL: qs_off = offsetof(block_iq4_nl, qs); break;
+        case QT_MXFP4:  qs_off = offsetof(block_mxfp4, qs); break;
         case QT_Q8_0:   break;
     }
     const __m128i q0 = qt4_load128(x + 0*bx + qs_off), q1 = qt4_load128(x + 1*bx + qs_off);
@@ -305,7 +329,7 @@ QT_INLINE void qt4_unpack(enum qt_kind k, const char * x, size_t bx, __m256i iq4
         qt4_high_bits(x, bx, offsetof(block_q5_1, qh), w);
     }
     for (int g = 0; g < 4; g++) {
-        if (k == QT_IQ4_NL) {
+        if (k == QT_IQ4_NL || k == QT_MXFP4) {
             w[g] = _mm256_shuffle_epi8(iq4_vals, w[g]);
         } else if (qt_offset(k) != 0) {
             w[g] = _mm256_sub_epi8(w[g], _mm256_set1_epi8((char) qt_offset(k)));
@@ -320,8 +344,7 @@ QT_INLINE void qt4_body(enum qt_kind k, int C, int nb, float * s, size_t bs, con
     const bool   q81 = qt_has_min(k);
     const size_t ysz = q81 ? sizeof(block_q8_1) : sizeof(block_q8_0);
     const size_t yqs = q81 ? offsetof(block_q8_1, qs) : offsetof(block_q8_0, qs);
-    const __m128i v128 = _mm_loadu_si128((const __m128i *)(const void *) ggml_kvalues_iq4nl);
-    const __m256i iq4_vals = _mm256_set_m128i(v128, v128);
+    const __m256i iq4_vals = qt_table(k);
     const __m256i ones = _mm256_set1_epi16(1);
     __m256 acc[8];
     for (int c = 0; c < C; c++) {
@@ -351,7 +374,7 @@ QT_INLINE void qt4_body(enum qt_kind k, int C, int nb, float * s, size_t bs, con
                     p16 = _mm256_add_epi16(p16, _mm256_maddubs_epi16(w[g], a[g]));
                 }
                 p32 = _mm256_madd_epi16(p16, ones);
-            } else if (k == QT_Q4_0 || k == QT_Q5_0) {
+            } else if (k == QT_Q4_0 || k == QT_Q5_0 || k == QT_MXFP4) {
                 __m256i p16 = _mm256_maddubs_epi16(wabs[0], _mm256_sign_epi8(a[0], w[0]));
                 for (int g = 1; g < 4; g++) {
                     p16 = _mm256_add_epi16(p16, _mm256_maddubs_epi16(wabs[g], _mm256_sign_epi8(a[g], w[g])));
@@ -448,6 +471,7 @@ QT_DEFINE(q5_0, QT_Q5_0)
 QT_DEFINE(q5_1, QT_Q5_1)
 QT_DEFINE(q8_0, QT_Q8_0)
 QT_DEFINE(iq4_nl, QT_IQ4_NL)
+QT_DEFINE(mxfp4, QT_MXFP4)
 
 #else
 

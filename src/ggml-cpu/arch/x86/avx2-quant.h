@@ -32,7 +32,7 @@ void ggml_cpu_q_from_float_q8_0_avx2(const float * x, void * y, int64_t k);
 void ggml_cpu_q_from_float_q8_1_avx2(const float * x, void * y, int64_t k);
 void ggml_cpu_q_from_float_q8_K_avx2(const float * x, void * y, int64_t k);
 
-// the register tiles (avx2-quant-tile.c, avx2-quant-tile-k.c)
+// the register tiles (avx2-quant-tile.c, avx2-quant-tile-k.c, MXFP4's in avx2-quant-tile.c)
 #define GGML_CPU_QT_DECL_AVX2(t) \
     void ggml_cpu_q_tile_##t##_avx2(int n, float * s, size_t bs, const void * x, size_t bx, const void * y, size_t by, \
             int nr, int nc);
@@ -40,6 +40,11 @@ GGML_CPU_QT_DECL_AVX2(q4_0) GGML_CPU_QT_DECL_AVX2(q4_1) GGML_CPU_QT_DECL_AVX2(q5
 GGML_CPU_QT_DECL_AVX2(q8_0) GGML_CPU_QT_DECL_AVX2(iq4_nl) GGML_CPU_QT_DECL_AVX2(q4_K) GGML_CPU_QT_DECL_AVX2(q5_K)
 GGML_CPU_QT_DECL_AVX2(q6_K) GGML_CPU_QT_DECL_AVX2(iq4_xs)
 GGML_CPU_QT_DECL_AVX2(q2_K) GGML_CPU_QT_DECL_AVX2(q3_K) // avx2-quant-tile-k23.c
+GGML_CPU_QT_DECL_AVX2(mxfp4) GGML_CPU_QT_DECL_AVX2(nvfp4) // avx2-quant-fp4.c: NVFP4's
+GGML_CPU_QT_DECL_AVX2(q1_0) // avx2-quant-tile-q1.c
+GGML_CPU_QT_DECL_AVX2(tq1_0) GGML_CPU_QT_DECL_AVX2(tq2_0) // avx2-quant-tile-tq.c
+GGML_CPU_QT_DECL_AVX2(iq2_xxs) GGML_CPU_QT_DECL_AVX2(iq2_xs) GGML_CPU_QT_DECL_AVX2(iq2_s) // avx2-quant-iq.c
+GGML_CPU_QT_DECL_AVX2(iq3_xxs) GGML_CPU_QT_DECL_AVX2(iq3_s) GGML_CPU_QT_DECL_AVX2(iq1_s) GGML_CPU_QT_DECL_AVX2(iq1_m)
 #undef GGML_CPU_QT_DECL_AVX2
 
 // the decode kernels (avx2-quant-gemv.c; the K-quants' and IQ4_XS's in avx2-quant-gemv-k.c)
@@ -48,6 +53,7 @@ GGML_CPU_QT_DECL_AVX2(q2_K) GGML_CPU_QT_DECL_AVX2(q3_K) // avx2-quant-tile-k23.c
 GGML_CPU_QG_DECL_AVX2(q4_0) GGML_CPU_QG_DECL_AVX2(q4_1) GGML_CPU_QG_DECL_AVX2(q5_0) GGML_CPU_QG_DECL_AVX2(q5_1)
 GGML_CPU_QG_DECL_AVX2(iq4_nl) GGML_CPU_QG_DECL_AVX2(q8_0) GGML_CPU_QG_DECL_AVX2(q4_K) GGML_CPU_QG_DECL_AVX2(q5_K)
 GGML_CPU_QG_DECL_AVX2(q2_K) GGML_CPU_QG_DECL_AVX2(q3_K) GGML_CPU_QG_DECL_AVX2(q6_K) GGML_CPU_QG_DECL_AVX2(iq4_xs)
+GGML_CPU_QG_DECL_AVX2(mxfp4)
 #undef GGML_CPU_QG_DECL_AVX2
 
 #define GGML_CPU_QUANT_AVX2_SLOTS { \
@@ -63,18 +69,18 @@ GGML_CPU_QG_DECL_AVX2(q2_K) GGML_CPU_QG_DECL_AVX2(q3_K) GGML_CPU_QG_DECL_AVX2(q6
     [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL, ggml_cpu_q_tile_iq4_xs_avx2, ggml_cpu_q_gemv_iq4_xs_avx2 }, \
     [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL, ggml_cpu_q_tile_q2_K_avx2, ggml_cpu_q_gemv_q2_K_avx2 }, \
     [GGML_TYPE_Q3_K]    = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_avx2, NULL, ggml_cpu_q_tile_q3_K_avx2, ggml_cpu_q_gemv_q3_K_avx2 }, \
-    [GGML_TYPE_IQ2_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xxs_avx2, NULL }, \
-    [GGML_TYPE_IQ2_XS]  = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xs_avx2, NULL }, \
-    [GGML_TYPE_IQ2_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_s_avx2, NULL }, \
-    [GGML_TYPE_IQ3_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_xxs_avx2, NULL }, \
-    [GGML_TYPE_IQ3_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_s_avx2, NULL }, \
-    [GGML_TYPE_IQ1_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_s_avx2, NULL }, \
-    [GGML_TYPE_IQ1_M]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_m_avx2, NULL }, \
-    [GGML_TYPE_TQ1_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq1_0_avx2, NULL }, \
-    [GGML_TYPE_TQ2_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq2_0_avx2, NULL }, \
-    [GGML_TYPE_MXFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_avx2, NULL }, \
-    [GGML_TYPE_NVFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_nvfp4_avx2, NULL }, \
-    [GGML_TYPE_Q1_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q1_0_avx2, NULL }, \
+    [GGML_TYPE_IQ2_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xxs_avx2, NULL, ggml_cpu_q_tile_iq2_xxs_avx2 }, \
+    [GGML_TYPE_IQ2_XS]  = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xs_avx2, NULL, ggml_cpu_q_tile_iq2_xs_avx2 }, \
+    [GGML_TYPE_IQ2_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_s_avx2, NULL, ggml_cpu_q_tile_iq2_s_avx2 }, \
+    [GGML_TYPE_IQ3_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_xxs_avx2, NULL, ggml_cpu_q_tile_iq3_xxs_avx2 }, \
+    [GGML_TYPE_IQ3_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_s_avx2, NULL, ggml_cpu_q_tile_iq3_s_avx2 }, \
+    [GGML_TYPE_IQ1_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_s_avx2, NULL, ggml_cpu_q_tile_iq1_s_avx2 }, \
+    [GGML_TYPE_IQ1_M]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_m_avx2, NULL, ggml_cpu_q_tile_iq1_m_avx2 }, \
+    [GGML_TYPE_TQ1_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq1_0_avx2, NULL, ggml_cpu_q_tile_tq1_0_avx2 }, \
+    [GGML_TYPE_TQ2_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq2_0_avx2, NULL, ggml_cpu_q_tile_tq2_0_avx2 }, \
+    [GGML_TYPE_MXFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_avx2, NULL, ggml_cpu_q_tile_mxfp4_avx2, ggml_cpu_q_gemv_mxfp4_avx2 }, \
+    [GGML_TYPE_NVFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_nvfp4_avx2, NULL, ggml_cpu_q_tile_nvfp4_avx2 }, \
+    [GGML_TYPE_Q1_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q1_0_avx2, NULL, ggml_cpu_q_tile_q1_0_avx2 }, \
     [GGML_TYPE_Q2_0]    = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q2_0_avx2, NULL }, \
     [GGML_TYPE_Q8_1]    = { GGML_TYPE_Q8_1, NULL, ggml_cpu_q_from_float_q8_1_avx2 }, \
     [GGML_TYPE_Q8_K]    = { GGML_TYPE_Q8_K, NULL, ggml_cpu_q_from_float_q8_K_avx2 }, \

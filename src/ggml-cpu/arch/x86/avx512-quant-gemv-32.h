@@ -11,7 +11,7 @@ ZV_T static inline __attribute__((always_inline)) __m512i ZV(zg_quad_dot)(enum z
     return _mm512_dpbusd_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, alo), hi, ahi);
 #else
     const __m512i ones = _mm512_set1_epi16(1);
-    if (k == ZG_Q8_0 || k == ZG_IQ4_NL) {
+    if (k == ZG_Q8_0 || k == ZG_IQ4_NL || k == ZG_MXFP4) {
         // signed levels: |w| times a with w's sign; a pair reaches 2*127*127, so the halves are
         // widened before they are added
         const __m512i z = _mm512_setzero_si512();
@@ -44,7 +44,7 @@ ZV_T static inline __attribute__((always_inline)) __m512 ZV(zg_group)(enum zg_ki
         is = _mm512_sub_epi32(is, act->o[g]);
     }
     const __m512i w = zg_words(xg, xsz, nv);
-    const __m512 dw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w));
+    const __m512 dw = k == ZG_MXFP4 ? zg_e8m0_half(w) : _mm512_cvtph_ps(_mm512_cvtepi32_epi16(w));
     acc = _mm512_fmadd_ps(_mm512_mul_ps(dw, act->d[g]), _mm512_cvtepi32_ps(is), acc);
     if (zg_has_min(k)) {
         const __m512 mw = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_srli_epi32(w, 16)));
@@ -119,5 +119,6 @@ ZV_DEFINE(q5_0, ZG_Q5_0)
 ZV_DEFINE(q5_1, ZG_Q5_1)
 ZV_DEFINE(q8_0, ZG_Q8_0)
 ZV_DEFINE(iq4_nl, ZG_IQ4_NL)
+ZV_DEFINE(mxfp4, ZG_MXFP4)
 
 #undef ZV_DEFINE

@@ -1,5 +1,5 @@
 // AVX-512 decode kernels (the gemv slot of cpu-kernels.h) of the 32-element formats Q4_0, Q4_1,
-// Q5_0, Q5_1, Q8_0 and IQ4_NL: s[r] = dot(weight row r, one activation row) for nr consecutive
+// Q5_0, Q5_1, Q8_0, IQ4_NL and MXFP4: s[r] = dot(weight row r, one activation row) for nr consecutive
 // rows. The structure of the AVX2 ones (avx2-quant-gemv.c: rows i, i + q, i + 2q, i + 3q in
 // lockstep, the last nr % 4 rows one at a time with a software prefetch, the activation row
 // prepared once per call and segment) with 512-bit steps:
@@ -16,6 +16,8 @@
 //   - the 4 quads' partial sums fold to 16 block sums by unpacks (lane 4L + j: block 4j + L), the
 //     16 fp16 scales of the weights come from 16 masked dword broadcasts in that lane order, and
 //     one fmadd per group scales them (Q4_1 / Q5_1: one more for m_w * s_a).
+//   - MXFP4 is IQ4_NL with its own table (ggml_kvalues_mxfp4) and an E8M0 scale byte: the 16
+//     bytes go into the exponent fields of 16 floats at half their value (zg_e8m0_half).
 // The integer block sums are exact (as vec_dot's); only the order of the float additions
 // differs from the AVX2 kernels (16 lanes, each summing its own block of every group).
 // The kernels themselves are in avx512-quant-gemv-32.h, once for AVX512BW and once for VNNI.
@@ -33,7 +35,7 @@
 #include <stdint.h>
 #include <string.h>
 
-enum zg_kind { ZG_Q4_0, ZG_Q4_1, ZG_Q5_0, ZG_Q5_1, ZG_Q8_0, ZG_IQ4_NL };
+enum zg_kind { ZG_Q4_0, ZG_Q4_1, ZG_Q5_0, ZG_Q5_1, ZG_Q8_0, ZG_IQ4_NL, ZG_MXFP4 };
 
 #define ZG_GROUP   16   // blocks reduced together (4 quads of 4 blocks)
 #define ZG_SEG     256  // blocks of activation prepared at a time; longer rows take segments
@@ -59,6 +61,7 @@ ZG_INLINE size_t zg_xsize(enum zg_kind k) {
         case ZG_Q5_1:   return sizeof(block_q5_1);
         case ZG_Q8_0:   return sizeof(block_q8_0);
         case ZG_IQ4_NL: return sizeof(block_iq4_nl);
+        case ZG_MXFP4:  return sizeof(block_mxfp4);
     }
     return 0;
 }
@@ -71,6 +74,7 @@ ZG_INLINE size_t zg_qs_off(enum zg_kind k) {
         case ZG_Q5_1:   return offsetof(block_q5_1, qs);
         case ZG_Q8_0:   return offsetof(block_q8_0, qs);
         case ZG_IQ4_NL: return offsetof(block_iq4_nl, qs);
+        case ZG_MXFP4:  return offsetof(block_mxfp4, qs);
     }
     return 0;
 }
@@ -95,7 +99,8 @@ ZG_INLINE int zg_offset(enum zg_kind k, bool vnni) {
         case ZG_Q4_0:   return 8;
         case ZG_Q5_0:   return 16;
         case ZG_Q8_0:
-        case ZG_IQ4_NL: return vnni ? 128 : 0;
+        case ZG_IQ4_NL:
+        case ZG_MXFP4:  return vnni ? 128 : 0;
         default:        return 0;
     }
 }
@@ -195,8 +200,8 @@ ZG_INLINE void zg_quad_high(enum zg_kind k, const char * xg, int b0, int nv, __m
 }
 
 // the weight levels of a quad (blocks b0 .. b0 + 3 of the group at xg, b0 < nv) as bytes:
-// *lo elements 0..15, *hi 16..31 of each block; unsigned (offset zg_offset) except Q8_0 and
-// IQ4_NL without vnni
+// *lo elements 0..15, *hi 16..31 of each block; unsigned (offset zg_offset) except Q8_0, IQ4_NL
+// and MXFP4 without vnni
 ZG_INLINE void zg_quad_levels(enum zg_kind k, bool vnni, const char * xg, int b0, int nv, __m512i * lo, __m512i * hi) {
     const size_t xsz = zg_xsize(k), qo = zg_qs_off(k);
     if (k == ZG_Q8_0) {
@@ -218,9 +223,9 @@ ZG_INLINE void zg_quad_levels(enum zg_kind k, bool vnni, const char * xg, int b0
         const __m512i ten = _mm512_set1_epi8(0x10);
         *lo = _mm512_mask_add_epi8(*lo, klo, *lo, ten);
         *hi = _mm512_mask_add_epi8(*hi, khi, *hi, ten);
-    } else if (k == ZG_IQ4_NL) {
+    } else if (k == ZG_IQ4_NL || k == ZG_MXFP4) {
         // the 16 levels in every lane; with vnni offset by 128 (unsigned)
-        const __m128i v = _mm_xor_si128(zg_load128((const char *) ggml_kvalues_iq4nl),
+        const __m128i v = _mm_xor_si128(zg_load128((const char *) (k == ZG_MXFP4 ? ggml_kvalues_mxfp4 : ggml_kvalues_iq4nl)),
                                         _mm_set1_epi8((char) (vnni ? 0x80 : 0)));
         const __m512i t = _mm512_broadcast_i32x4(v);
         *lo = _mm512_shuffle_epi8(t, *lo);
@@ -250,6 +255,16 @@ ZG_INLINE __m512i zg_words(const char * xg, size_t xsz, int nv) {
         }
     }
     return r;
+}
+
+// MXFP4: the E8M0 byte at the start of each dword of w (zg_words) as 2^(e - 128), exactly: the
+// byte in the exponent field ((e - 1) << 23), e = 0 and 1 the subnormals 0x00200000 << e
+ZG_INLINE __m512 zg_e8m0_half(__m512i w) {
+    const __m512i e = _mm512_and_si512(w, _mm512_set1_epi32(0xFF));
+    const __m512i normal = _mm512_slli_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(1)), 23);
+    const __mmask16 small = _mm512_cmpgt_epi32_mask(_mm512_set1_epi32(2), e);
+    const __m512i sub = _mm512_add_epi32(_mm512_set1_epi32(0x00200000), _mm512_slli_epi32(e, 21)); // e = 0, 1
+    return _mm512_castsi512_ps(_mm512_mask_mov_epi32(normal, small, sub));
 }
 
 #define ZV_VNNI 0

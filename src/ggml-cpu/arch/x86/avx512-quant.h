@@ -28,6 +28,7 @@ GGML_CPU_Q_GEMV_DECL_AVX512(q4_0) GGML_CPU_Q_GEMV_DECL_AVX512(q4_1) GGML_CPU_Q_G
 GGML_CPU_Q_GEMV_DECL_AVX512(q5_1) GGML_CPU_Q_GEMV_DECL_AVX512(q8_0) GGML_CPU_Q_GEMV_DECL_AVX512(iq4_nl)
 GGML_CPU_Q_GEMV_DECL_AVX512(iq4_xs) GGML_CPU_Q_GEMV_DECL_AVX512(q2_K) GGML_CPU_Q_GEMV_DECL_AVX512(q3_K)
 GGML_CPU_Q_GEMV_DECL_AVX512(q4_K) GGML_CPU_Q_GEMV_DECL_AVX512(q5_K) GGML_CPU_Q_GEMV_DECL_AVX512(q6_K)
+GGML_CPU_Q_GEMV_DECL_AVX512(mxfp4)
 #undef GGML_CPU_Q_GEMV_DECL_AVX512
 
 // the slots of one instruction set (sfx: avx512 or avx512_vnni)
@@ -38,7 +39,7 @@ GGML_CPU_Q_GEMV_DECL_AVX512(q4_K) GGML_CPU_Q_GEMV_DECL_AVX512(q5_K) GGML_CPU_Q_G
     [GGML_TYPE_Q5_1]   = { GGML_TYPE_Q8_1, ggml_cpu_q_dot_q5_1_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q5_1_##sfx }, \
     [GGML_TYPE_Q8_0]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_q8_0_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q8_0_##sfx }, \
     [GGML_TYPE_IQ4_NL] = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_iq4_nl_##sfx, NULL, NULL, ggml_cpu_q_gemv_iq4_nl_##sfx }, \
-    [GGML_TYPE_MXFP4]  = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_##sfx,  NULL }, \
+    [GGML_TYPE_MXFP4]  = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_##sfx,  NULL, NULL, ggml_cpu_q_gemv_mxfp4_##sfx }, \
     [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q2_K_##sfx }, \
     [GGML_TYPE_Q3_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q3_K_##sfx }, \
     [GGML_TYPE_Q4_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q4_K_##sfx,   NULL, NULL, ggml_cpu_q_gemv_q4_K_##sfx }, \
