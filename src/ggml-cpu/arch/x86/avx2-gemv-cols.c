@@ -21,10 +21,10 @@
 // 1.2 - 1.25x in L2, 1.08 - 1.16x streaming (docs/cpu-perf.md, wave 7). With 6 rows of B and
 // F16/BF16 weights, 4 x 3 tiles twice instead (B read from L2 a third less often than by 2 x 6:
 // 1.13x through the op, wave 9); the 3 x 4 and 2 x G loops run a cache line of A per iteration
-// (the prefetch test once per line; 1.03x at 8 rows of B in L2). Measured in wave 9 and not kept:
-// 4 x 3 + 4 x 2 at 5 rows of B and 4 x 3 passes at 7 and 8 (0.9 - 1.0x), B blocks of 20 KB (in
-// L1) at 5 rows (1.13x with A in L2, the same within the noise streaming), the 2 x 5 tile's
-// prefetch 2, 4 or 8 rows ahead (the same).
+// (the prefetch test once per line; 1.03x at 8 rows of B in L2); with 5 rows of B, k blocks of
+// 20 KB of B (in L1: 1.13x with A in L2, 1.06x streaming). Measured in wave 9 and not kept:
+// 4 x 3 + 4 x 2 and 3 x 5 (B loads folded into the FMAs) at 5 rows of B, 4 x 3 passes at 7 and 8
+// (0.9 - 1.0x), the 2 x 5 tile's prefetch 2, 4 or 8 rows ahead (the same).
 // Measured on an AVX2 Zen core (1 thread, CPU time) and slower: 2 x 4 tiles with k blocks of
 // 2048 (B in L2; 8 accumulators), the same with B blocks of 16 KB, B blocks of 32 KB (in L1:
 // 0.8x, the short runs of A cost more than B's L2 loads) or 1 MB, no prefetch (0.85x), a
@@ -45,6 +45,7 @@
 #define CK_R        3          // rows of A per tile
 #define CK_G        4          // rows of B per pass over the tile
 #define CK_B_BYTES  (128*1024) // bytes of B per k block (a quarter of L2: long runs of A per block)
+#define CK_B_BYTES5 (20*1024)  // the same for the 2 x 5 tile with F16/BF16 weights (B in L1)
 #define CK_KB_MIN   256        // k per block at least (fewer: the reductions dominate)
 #define CK_KB_MAX   16384
 #define CK_PF_TILES 1          // tiles of A prefetched ahead
@@ -477,10 +478,10 @@ GGML_TARGET_AVX2 CK_INLINE int64_t ck_rows2(enum ggml_type type, int64_t kb, con
     return i;
 }
 
-// k per block: B's block (nh rows of F16, the others float) within CK_B_BYTES, a multiple of 64
-static int64_t ck_block_k(int nh, int nb) {
+// k per block: B's block (nh rows of F16, the others float) within `bytes`, a multiple of 64
+static int64_t ck_block_k(int nh, int nb, size_t bytes) {
     const size_t  per_k = (size_t) nh*sizeof(ggml_fp16_t) + (size_t)(nb - nh)*sizeof(float);
-    const int64_t kb    = (int64_t)(CK_B_BYTES/per_k) & ~(int64_t) 63;
+    const int64_t kb    = (int64_t)(bytes/per_k) & ~(int64_t) 63;
     return MAX((int64_t) CK_KB_MIN, MIN((int64_t) CK_KB_MAX, kb));
 }
 
@@ -488,7 +489,11 @@ static int64_t ck_block_k(int nh, int nb) {
 GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm_src * a, int64_t n0, int64_t nn,
                                        int64_t K, const void * const * b, int nh, int nb, float * out, int64_t ldo) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
-    const int64_t kbs = ck_block_k(nh, nb);
+    // 5 rows of B (the 2 x 5 tile reads 32 bytes of B per 2 FMAs): B kept in L1 rather than L2,
+    // 1.06x with F16 weights through the op, 1.02x BF16 (docs/cpu-perf.md, wave 9); 6 rows (4 x 3
+    // tiles) measured 0.9x with it
+    const bool    l1  = nb == 5 && type != GGML_TYPE_F32;
+    const int64_t kbs = ck_block_k(nh, nb, l1 ? CK_B_BYTES5 : CK_B_BYTES);
     for (int64_t k0 = 0; k0 < K; k0 += kbs) {
         const int64_t kb  = MIN(kbs, K - k0);
         const bool    add = k0 > 0;
