@@ -343,6 +343,12 @@ static void test_mul_mat_cols(void) {
             }
         }
     }
+    // past the k block of 6 rows of B (5440 deep; 4 x 3 tiles with F16/BF16 weights) and of 5 and 7
+    for (int64_t M = 5; M <= 7; M++) {
+        for (int t = 0; t < 3; t++) {
+            mul_mat_case(k_types[t], GGML_TYPE_F32, 5461, 53, M, 1, 1, 1, 1, 0);
+        }
+    }
     // K a multiple of 8: rows of B used in place when 32-byte aligned (odd K: copied to scratch),
     // 5 and 6 (2 x 5 / 2 x 6 tiles, one pass), 8, 9 (4 + 3 + 2), 13 rows
     static const int64_t ms[] = { 5, 6, 8, 9, 13, 16 };

@@ -43,6 +43,11 @@ static const char * const k_cases[] = {
     "CONT [2048,512,4] perm 2,1,0,3",
     "MUL_MAT f16 m=4096 k=14336 n=5",
     "MUL_MAT f16 m=4096 k=14336 n=7",
+    "MUL_MAT f16 m=4096 k=14336 n=6",
+    "MUL_MAT bf16 m=4096 k=14336 n=5",
+    "MUL_MAT bf16 m=4096 k=14336 n=6",
+    "MUL_MAT bf16 m=4096 k=14336 n=7",
+    "MUL_MAT bf16 m=4096 k=14336 n=16",
 };
 #define N_CASES ((int) (sizeof(k_cases)/sizeof(k_cases[0])))
 
@@ -126,6 +131,12 @@ static struct ggml_tensor * build(struct ggml_context * ctx, int c) {
         case 16: case 17:
             return ggml_mul_mat(ctx, new_t(ctx, GGML_TYPE_F16, 14336, 4096, 1, 1),
                                 new_t(ctx, GGML_TYPE_F32, 14336, c == 16 ? 5 : 7, 1, 1));
+        case 18: case 19: case 20: case 21: case 22: {
+            // the few-columns rows the table lacked: F16 n = 6, BF16 n = 5, 6, 7, 16
+            static const int64_t k_n[] = { 6, 5, 6, 7, 16 };
+            return ggml_mul_mat(ctx, new_t(ctx, c == 18 ? GGML_TYPE_F16 : GGML_TYPE_BF16, 14336, 4096, 1, 1),
+                                new_t(ctx, GGML_TYPE_F32, 14336, k_n[c - 18], 1, 1));
+        }
         default:
             return NULL;
     }

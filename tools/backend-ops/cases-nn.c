@@ -156,6 +156,16 @@ static bool cases_matmul(struct bop_cases * list) {
         add_matmul(list, GGML_OP_MUL_MAT, GGML_TYPE_F32, GGML_TYPE_F32, na, nb, BOP_LAYOUT_CONT, BOP_LAYOUT_CONT, true) == NULL) {
         return false;
     }
+    // the few-columns path with half-precision weights, every n = 2 .. 16: odd k past the CPU
+    // kernel's k block (5440 at n = 6 .. 2048 at n = 16) and an odd row count (partial row tiles)
+    for (int64_t n = 2; n <= 16; n++) {
+        const int64_t fa[4] = { 5461, 37, 1, 1 };
+        const int64_t fb[4] = { 5461, n, 1, 1 };
+        if (add_matmul(list, GGML_OP_MUL_MAT, GGML_TYPE_F16, GGML_TYPE_F32, fa, fb, BOP_LAYOUT_CONT, BOP_LAYOUT_CONT, false) == NULL ||
+            add_matmul(list, GGML_OP_MUL_MAT, GGML_TYPE_BF16, GGML_TYPE_F32, fa, fb, BOP_LAYOUT_CONT, BOP_LAYOUT_CONT, false) == NULL) {
+            return false;
+        }
+    }
 
     // OUT_PROD: a [m, k, a2, a3], b [n, k, b2, b3] -> [m, n, b2, b3]
     static const struct { int64_t m, n, k, a2, a3, b2, b3; } op[] = {

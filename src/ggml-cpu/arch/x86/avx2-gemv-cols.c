@@ -18,7 +18,13 @@
 // together by one tree of horizontal adds. With 5 or 6 rows of B (all float or all F16) the rows
 // go in 2 x 5 / 2 x 6 tiles in one pass instead (10 / 12 accumulators): A is widened once per
 // 5 or 6 FMAs instead of once per 3 and 2 (3 + 2 passes), which is what bound those passes:
-// 1.2 - 1.25x in L2, 1.08 - 1.16x streaming (docs/cpu-perf.md, wave 7).
+// 1.2 - 1.25x in L2, 1.08 - 1.16x streaming (docs/cpu-perf.md, wave 7). With 6 rows of B and
+// F16/BF16 weights, 4 x 3 tiles twice instead (B read from L2 a third less often than by 2 x 6:
+// 1.13x through the op, wave 9); the 3 x 4 and 2 x G loops run a cache line of A per iteration
+// (the prefetch test once per line; 1.03x at 8 rows of B in L2); with 5 rows of B, k blocks of
+// 20 KB of B (in L1: 1.13x with A in L2, 1.06x streaming). Measured in wave 9 and not kept:
+// 4 x 3 + 4 x 2 and 3 x 5 (B loads folded into the FMAs) at 5 rows of B, 4 x 3 passes at 7 and 8
+// (0.9 - 1.0x), the 2 x 5 tile's prefetch 2, 4 or 8 rows ahead (the same).
 // Measured on an AVX2 Zen core (1 thread, CPU time) and slower: 2 x 4 tiles with k blocks of
 // 2048 (B in L2; 8 accumulators), the same with B blocks of 16 KB, B blocks of 32 KB (in L1:
 // 0.8x, the short runs of A cost more than B's L2 loads) or 1 MB, no prefetch (0.85x), a
@@ -39,6 +45,7 @@
 #define CK_R        3          // rows of A per tile
 #define CK_G        4          // rows of B per pass over the tile
 #define CK_B_BYTES  (128*1024) // bytes of B per k block (a quarter of L2: long runs of A per block)
+#define CK_B_BYTES5 (20*1024)  // the same for the 2 x 5 tile with F16/BF16 weights (B in L1)
 #define CK_KB_MIN   256        // k per block at least (fewer: the reductions dominate)
 #define CK_KB_MAX   16384
 #define CK_PF_TILES 1          // tiles of A prefetched ahead
@@ -196,18 +203,24 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const bool BH, co
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c03 = c00;
     __m256 c10 = c00, c11 = c00, c12 = c00, c13 = c00;
     __m256 c20 = c00, c21 = c00, c22 = c00, c23 = c00;
-    for (int64_t k = 0; k < kb8; k += 8) {
-        if (PF && ((k*es) & 63) == 0) {
-            if (PF & 1) {
-                _mm_prefetch(pf + k*es, CK_PF_HINT);
-            }
-            if (PF & 2) {
-                _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
-            }
-            if (PF & 4) {
-                _mm_prefetch(pf + 2*s_r + k*es, CK_PF_HINT);
-            }
+    const int64_t cl = 64/es; // elements of A per cache line
+    int64_t k = 0;
+    for (; k + cl <= kb8; k += cl) {
+        if (PF & 1) {
+            _mm_prefetch(pf + k*es, CK_PF_HINT);
         }
+        if (PF & 2) {
+            _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
+        }
+        if (PF & 4) {
+            _mm_prefetch(pf + 2*s_r + k*es, CK_PF_HINT);
+        }
+#pragma GCC unroll 8
+        for (int64_t kk = k; kk < k + cl; kk += 8) {
+            CK_STEP34(kk);
+        }
+    }
+    for (; k < kb8; k += 8) {
         CK_STEP34(k);
     }
     const __m256 * acc[3][4] = { { &c00, &c01, &c02, &c03 }, { &c10, &c11, &c12, &c13 }, { &c20, &c21, &c22, &c23 } };
@@ -240,6 +253,14 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const bool BH, co
         }                                                                       \
     } while (0)
 
+// one k step of 8 of the 2 x G tile
+#define CK_STEP2(k)                                                             \
+    do {                                                                        \
+        __m256 x0 = ck_load8(type, a0 + (k)*es); CK_IN_REG(x0);                 \
+        __m256 x1 = ck_load8(type, a0 + s_r + (k)*es); CK_IN_REG(x1);           \
+        CK_FMA2(0); CK_FMA2(1); CK_FMA2(2); CK_FMA2(3); CK_FMA2(4); CK_FMA2(5); \
+    } while (0)
+
 // the 2 x G case of ck_tile (same contract; PF: rows 0 and 1 of pf)
 GGML_TARGET_AVX2 CK_INLINE void ck_tile2(enum ggml_type type, const bool BH, const int G, const bool PF, int64_t kb,
                                          const char * a0, int64_t s_r, const void * const * b, float * out,
@@ -250,14 +271,20 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile2(enum ggml_type type, const bool BH, con
     const void * b5 = G > 5 ? b[5] : b[4];
     __m256 d00 = _mm256_setzero_ps(), d01 = d00, d02 = d00, d03 = d00, d04 = d00, d05 = d00;
     __m256 d10 = d00, d11 = d00, d12 = d00, d13 = d00, d14 = d00, d15 = d00;
-    for (int64_t k = 0; k < kb8; k += 8) {
-        if (PF && ((k*es) & 63) == 0) {
-            _mm_prefetch(pf + k*es, CK_PF_HINT);
-            _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
+    const int64_t cl = 64/es; // elements of A per cache line
+    int64_t k0 = 0;
+    for (; k0 + cl <= kb8; k0 += cl) {
+        if (PF) {
+            _mm_prefetch(pf + k0*es, CK_PF_HINT);
+            _mm_prefetch(pf + s_r + k0*es, CK_PF_HINT);
         }
-        __m256 x0 = ck_load8(type, a0 + k*es); CK_IN_REG(x0);
-        __m256 x1 = ck_load8(type, a0 + s_r + k*es); CK_IN_REG(x1);
-        CK_FMA2(0); CK_FMA2(1); CK_FMA2(2); CK_FMA2(3); CK_FMA2(4); CK_FMA2(5);
+#pragma GCC unroll 8
+        for (int64_t k = k0; k < k0 + cl; k += 8) {
+            CK_STEP2(k);
+        }
+    }
+    for (int64_t k = k0; k < kb8; k += 8) {
+        CK_STEP2(k);
     }
     const __m256 z = _mm256_setzero_ps();
     float v[2][8];
@@ -279,6 +306,93 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile2(enum ggml_type type, const bool BH, con
             out[m*ldo + r] = add ? out[m*ldo + r] + v[r][m] : v[r][m];
         }
     }
+}
+
+#define CK_FMA43(r)                                                             \
+    do {                                                                        \
+        __m256 x = ck_load8(type, a0 + (r)*s_r + k*es); CK_IN_REG(x);           \
+        e##r##0 = _mm256_fmadd_ps(x, y0, e##r##0);                              \
+        e##r##1 = _mm256_fmadd_ps(x, y1, e##r##1);                              \
+        if (G > 2) e##r##2 = _mm256_fmadd_ps(x, y2, e##r##2);                   \
+    } while (0)
+
+// one k step of 8 of the 4 x G tile
+#define CK_STEP4(k)                                                             \
+    do {                                                                        \
+        __m256 y0 = ck_loadb(BH, b0, k); CK_IN_REG(y0);                         \
+        __m256 y1 = ck_loadb(BH, b1, k); CK_IN_REG(y1);                         \
+        __m256 y2 = ck_loadb(BH, b2, k); CK_IN_REG(y2);                         \
+        CK_FMA43(0); CK_FMA43(1); CK_FMA43(2); CK_FMA43(3);                     \
+    } while (0)
+
+// 4 rows of A x G = 2 or 3 rows of B (12 accumulators, the G vectors of B in registers): per 12
+// FMAs 4 widenings and 3 float B loads, B read from L2 a third less often than by 2 x 6 tiles
+// (same contract as ck_tile; PF: rows 0 .. 3 of pf)
+GGML_TARGET_AVX2 CK_INLINE void ck_tile4(enum ggml_type type, const bool BH, const int G, const bool PF, int64_t kb,
+                                         const char * a0, int64_t s_r, const void * const * b, float * out,
+                                         int64_t ldo, bool add, const char * pf) {
+    const int64_t es  = (int64_t) ggml_mm_type_size(type);
+    const int64_t kb8 = kb & ~(int64_t) 7;
+    const void * b0 = b[0], * b1 = b[1], * b2 = G > 2 ? b[2] : b[1];
+    __m256 e00 = _mm256_setzero_ps(), e01 = e00, e02 = e00;
+    __m256 e10 = e00, e11 = e00, e12 = e00;
+    __m256 e20 = e00, e21 = e00, e22 = e00;
+    __m256 e30 = e00, e31 = e00, e32 = e00;
+    for (int64_t k = 0; k < kb8; k += 8) {
+        if (PF && ((k*es) & 63) == 0) {
+            _mm_prefetch(pf + k*es, CK_PF_HINT);
+            _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
+            _mm_prefetch(pf + 2*s_r + k*es, CK_PF_HINT);
+            _mm_prefetch(pf + 3*s_r + k*es, CK_PF_HINT);
+        }
+        CK_STEP4(k);
+    }
+    const __m256 z = _mm256_setzero_ps();
+    float v[4][4];
+    _mm_storeu_ps(v[0], ck_reduce4(e00, e01, G > 2 ? e02 : z, z));
+    _mm_storeu_ps(v[1], ck_reduce4(e10, e11, G > 2 ? e12 : z, z));
+    _mm_storeu_ps(v[2], ck_reduce4(e20, e21, G > 2 ? e22 : z, z));
+    _mm_storeu_ps(v[3], ck_reduce4(e30, e31, G > 2 ? e32 : z, z));
+    for (int r = 0; r < 4; r++) {
+        if (kb8 < kb) {
+            float tail[8];
+            ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
+            for (int m = 0; m < G; m++) {
+                for (int64_t kt = kb8; kt < kb; kt++) {
+                    v[r][m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
+                }
+            }
+        }
+        for (int m = 0; m < G; m++) {
+            out[m*ldo + r] = add ? out[m*ldo + r] + v[r][m] : v[r][m];
+        }
+    }
+}
+
+// rows 0 .. nn - 1 of A from a0 in 4-row tiles against float rows of B in passes of 3 and 2 (the
+// first pass prefetches the next tile's rows); answers the rows done (nn rounded down to 4)
+GGML_TARGET_AVX2 CK_INLINE int64_t ck_rows4(enum ggml_type type, int64_t kb, const char * a0, int64_t s_r,
+                                            const void * const * bk, int nh, int nb, int64_t nn, float * out,
+                                            int64_t ldo, bool add) {
+    if (nh != 0) {
+        return 0;
+    }
+    int64_t i = 0;
+    for (; i + 4 <= nn; i += 4) {
+        const char * ai = a0 + i*s_r;
+        const char * pf = i + 8 <= nn ? ai + 4*s_r : NULL;
+        float *      o  = out + i;
+        int m = 0;
+        for (; nb - m >= 3 && nb - m != 4; m += 3) {
+            if (pf != NULL && m == 0) ck_tile4(type, false, 3, true, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, pf);
+            else                      ck_tile4(type, false, 3, false, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, NULL);
+        }
+        for (; m < nb; m += 2) {
+            if (pf != NULL && m == 0) ck_tile4(type, false, 2, true, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, pf);
+            else                      ck_tile4(type, false, 2, false, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, NULL);
+        }
+    }
+    return i;
 }
 
 // R rows of A from a0 against every row of B: the first nh rows (F16) CK_G at a time, then the
@@ -364,10 +478,10 @@ GGML_TARGET_AVX2 CK_INLINE int64_t ck_rows2(enum ggml_type type, int64_t kb, con
     return i;
 }
 
-// k per block: B's block (nh rows of F16, the others float) within CK_B_BYTES, a multiple of 64
-static int64_t ck_block_k(int nh, int nb) {
+// k per block: B's block (nh rows of F16, the others float) within `bytes`, a multiple of 64
+static int64_t ck_block_k(int nh, int nb, size_t bytes) {
     const size_t  per_k = (size_t) nh*sizeof(ggml_fp16_t) + (size_t)(nb - nh)*sizeof(float);
-    const int64_t kb    = (int64_t)(CK_B_BYTES/per_k) & ~(int64_t) 63;
+    const int64_t kb    = (int64_t)(bytes/per_k) & ~(int64_t) 63;
     return MAX((int64_t) CK_KB_MIN, MIN((int64_t) CK_KB_MAX, kb));
 }
 
@@ -375,7 +489,11 @@ static int64_t ck_block_k(int nh, int nb) {
 GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm_src * a, int64_t n0, int64_t nn,
                                        int64_t K, const void * const * b, int nh, int nb, float * out, int64_t ldo) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
-    const int64_t kbs = ck_block_k(nh, nb);
+    // 5 rows of B (the 2 x 5 tile reads 32 bytes of B per 2 FMAs): B kept in L1 rather than L2,
+    // 1.06x with F16 weights through the op, 1.02x BF16 (docs/cpu-perf.md, wave 9); 6 rows (4 x 3
+    // tiles) measured 0.9x with it
+    const bool    l1  = nb == 5 && type != GGML_TYPE_F32;
+    const int64_t kbs = ck_block_k(nh, nb, l1 ? CK_B_BYTES5 : CK_B_BYTES);
     for (int64_t k0 = 0; k0 < K; k0 += kbs) {
         const int64_t kb  = MIN(kbs, K - k0);
         const bool    add = k0 > 0;
@@ -385,7 +503,11 @@ GGML_TARGET_AVX2 CK_INLINE void ck_run(enum ggml_type type, const struct ggml_mm
         }
         const char * a0 = a->data + n0*a->s_r + k0*es;
         int64_t i = 0;
-        if (nb == 5 || nb == 6) {
+        if (nb == 6 && type != GGML_TYPE_F32) {
+            // 4 x 3 twice: 1.15x the 2 x 6 tile with F16 weights, streaming (docs/cpu-perf.md, wave 9)
+            i = ck_rows4(type, kb, a0, a->s_r, bk, nh, nb, nn, out, ldo, add); // 1 - 3 last rows below
+        }
+        if (i == 0 && (nb == 5 || nb == 6)) {
             i = ck_rows2(type, kb, a0, a->s_r, bk, nh, nb, nn, out, ldo, add); // an odd last row below
         }
         for (; i + CK_R <= nn; i += CK_R) {

@@ -104,11 +104,12 @@ T2 static inline __m256 v8_silu_inrange(__m256 x) {
     const __m256 n = _mm256_round_ps(_mm256_mul_ps(t, S8(C_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(n, S8(C_LN2_HI), t);
     r = _mm256_fnmadd_ps(n, S8(C_LN2_LO), r);
-    __m256 p = S8(C_E7);
-    p = _mm256_fmadd_ps(p, r, S8(C_E6));
-    p = _mm256_fmadd_ps(p, r, S8(C_E5));
-    p = _mm256_fmadd_ps(p, r, S8(C_E4));
-    p = _mm256_fmadd_ps(p, r, S8(C_E3));
+    // degree 6, fitted for relative error on |r| <= ln2/2 (3.6e-9; the degree-7 Taylor
+    // polynomial of v8_exp: 5.6e-9): one FMA fewer per vector
+    __m256 p = S8(1.386377960e-3f);
+    p = _mm256_fmadd_ps(p, r, S8(8.367477916e-3f));
+    p = _mm256_fmadd_ps(p, r, S8(4.166723788e-2f));
+    p = _mm256_fmadd_ps(p, r, S8(1.666653454e-1f));
     p = _mm256_fmadd_ps(p, r, S8(0.5f));
     p = _mm256_fmadd_ps(p, r, S8(1.0f));
     p = _mm256_fmadd_ps(p, r, S8(1.0f));
