@@ -19,10 +19,12 @@
 // a thread pool), so the figures include the framework.
 
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE // madvise (bench-mem.h)
 
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "bench-timing.h"
+#include "bench-mem.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -233,7 +235,7 @@ int main(int argc, char ** argv) {
         return 2;
     }
     const size_t rbytes = (size_t)(N*K)*sizeof(float);
-    char * rbuf = malloc(rbytes);
+    char * rbuf = bench_alloc_big(rbytes);
     if (rbuf == NULL) {
         fprintf(stderr, "matmul-cols: out of memory\n");
         return 1;

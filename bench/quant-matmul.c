@@ -18,8 +18,9 @@
 // same run alternately with the decode (each a median of N_RUNS): a plain read and a copy over a
 // buffer of 4x the L3, split over the same number of threads, started before timing and pinned
 // as the compute threads are (the calling thread on CPU n_threads - 1, thread i >= 1 on CPU
-// i - 1: both libraries' placement with cpumask = CPUs 0 .. n_threads - 1, strict_cpu). The read
-// is AVX2 loads (else a scalar loop) from 4 places per thread in lockstep (the fastest plain read
+// i - 1: both libraries' placement with cpumask = CPUs 0 .. n_threads - 1, strict_cpu); its
+// buffers get our library's huge-page offer (bench-mem.h; GGML_HUGEPAGES=0 turns it off). The
+// read is AVX2 loads (else a scalar loop) from 4 places per thread in lockstep (the fastest plain read
 // found; also printed: one stream per thread); the copy is memcpy, counted as bytes read +
 // written. fraction = decode / read (4 streams).
 // Prompt: M = 512 columns, K = 4096, N = prompt_N, GFLOP/s = 2*M*N*K / time,
@@ -36,6 +37,7 @@
 #include "ggml.h"
 #include "ggml-cpu.h"
 #include "bench-timing.h"
+#include "bench-mem.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -241,8 +243,8 @@ static bool ref_init(struct ref_pool * p, int nth, size_t bytes) {
     memset(p, 0, sizeof(*p));
     p->nth = nth;
     p->bytes = bytes;
-    p->src = malloc(bytes);
-    p->dst = malloc(bytes);
+    p->src = bench_alloc_big(bytes);
+    p->dst = bench_alloc_big(bytes);
     if (p->src == NULL || p->dst == NULL) {
         free(p->src);
         free(p->dst);

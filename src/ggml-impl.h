@@ -107,6 +107,11 @@ GGML_API void * ggml_realloc(void * ptr, size_t size);
 GGML_API void * ggml_grow_array(void * arr, size_t * cap, size_t need, size_t elem_size, size_t min_cap);
 GGML_API void   ggml_free_mem(void * ptr);
 GGML_API void * ggml_aligned_malloc(size_t size);   // aligned to GGML_MEM_ALIGN_HOST; NULL on failure or size 0
+// Allocations of at least GGML_MEM_HUGE_MIN bytes are aligned to GGML_MEM_HUGE_ALIGN and offered
+// to transparent huge pages (Linux; GGML_HUGEPAGES=0 in the environment turns it off).
+#define GGML_MEM_HUGE_MIN   ((size_t) 4 << 20)
+#define GGML_MEM_HUGE_ALIGN ((size_t) 2 << 20)
+GGML_API bool ggml_mem_huge_pages_wanted(size_t size);
 GGML_API void   ggml_aligned_free(void * ptr, size_t size);
 
 //

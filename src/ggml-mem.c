@@ -11,6 +11,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 static atomic_long g_alloc_count;
 static atomic_long g_alloc_fault_at;
 
@@ -87,6 +91,24 @@ void ggml_free_mem(void * ptr) {
     free(ptr);
 }
 
+bool ggml_mem_huge_pages_wanted(size_t size) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (size < GGML_MEM_HUGE_MIN) {
+        return false;
+    }
+    const char * e = getenv("GGML_HUGEPAGES");
+    return e == NULL || strcmp(e, "0") != 0;
+#else
+    (void) size;
+    return false;
+#endif
+}
+
+// Large buffers (weights, KV caches, big contexts) start on a 2 MiB boundary and are offered to
+// the kernel's transparent huge pages: the products stream such buffers, and with 4 KiB pages
+// every 4 KiB of a weight row costs a TLB miss (the few-columns products walk many rows at once
+// and measurably pay for it). Only an offer: where the kernel has THP off or no huge page is
+// free, the memory is ordinary. GGML_HUGEPAGES=0 turns the offer off.
 void * ggml_aligned_malloc(size_t size) {
     if (size == 0) {
         return NULL;
@@ -94,10 +116,16 @@ void * ggml_aligned_malloc(size_t size) {
     if (ggml_alloc_fault_hit()) {
         return ggml_alloc_result(NULL, size, __func__);
     }
+    const bool huge = ggml_mem_huge_pages_wanted(size);
     void * ptr = NULL;
-    if (posix_memalign(&ptr, GGML_MEM_ALIGN_HOST, size) != 0) {
+    if (posix_memalign(&ptr, huge ? GGML_MEM_HUGE_ALIGN : GGML_MEM_ALIGN_HOST, size) != 0) {
         ptr = NULL;
     }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (ptr != NULL && huge) {
+        (void) madvise(ptr, size, MADV_HUGEPAGE); // a refusal leaves ordinary pages: nothing to report
+    }
+#endif
     return ggml_alloc_result(ptr, size, __func__);
 }
 
