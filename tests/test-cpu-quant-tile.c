@@ -180,6 +180,72 @@ static void check_tile(const struct ggml_cpu_kernels * kt, enum ggml_type t, con
     free(yf);
 }
 
+// the panel pair (unpack + tile_panel) of type t: nr = 1 .. 9 and 17 rows (the kernel's groups of 8
+// and their tails) unpacked at once from rows strided past a row, then every nc = 1 .. 8 column
+// group, against the double reference and bit for bit against the level's tile (same sums)
+static void check_panel(const struct ggml_cpu_kernels * kt, enum ggml_type t, const char * lv, int64_t K) {
+    const struct ggml_cpu_quant_kernels * q = &kt->quant[t];
+    const enum ggml_type vt = q->vec_dot_type;
+    enum { MAXR = 17 };
+    const size_t rx = ggml_row_size(t, K) + 48, ry = ggml_row_size(vt, K) + 96;
+    const size_t ldc = MAXR + 2;
+    uint8_t * x = malloc(rx*MAXR);
+    uint8_t * y = malloc(ry*GGML_CPU_QTILE_COLS);
+    float * yf = malloc((size_t) K*sizeof(float));
+    void * panel = malloc(GGML_CPU_QPANEL_ROW_BYTES(K)*MAXR);
+    float out[GGML_CPU_QTILE_COLS*(MAXR + 2)];
+    TEST_CHECK(x != NULL && y != NULL && yf != NULL && panel != NULL);
+    for (int rep = 0; rep < 2 && x != NULL && y != NULL && yf != NULL && panel != NULL; rep++) {
+        const float scale = rep == 1 ? 1e-3f : 2.0f;
+        for (int r = 0; r < MAXR; r++) {
+            TEST_CHECK(quantize_gauss(t, K, 1.0f + (float) (r % 5), x + r*rx));
+        }
+        for (int c = 0; c < GGML_CPU_QTILE_COLS; c++) {
+            for (int64_t i = 0; i < K; i++) {
+                yf[i] = scale*rnd_gauss();
+            }
+            kt->quant[vt].from_float(yf, y + c*ry, K);
+        }
+        const int rows[] = { 1, 2, 3, 4, 5, 7, 8, 9, 17 };
+        for (size_t ir = 0; ir < sizeof(rows)/sizeof(rows[0]); ir++) {
+            const int nr = rows[ir];
+            q->unpack((int) K, panel, x, rx, nr);
+            for (int nc = 1; nc <= GGML_CPU_QTILE_COLS; nc++) {
+                for (size_t i = 0; i < sizeof(out)/sizeof(out[0]); i++) {
+                    out[i] = NAN;
+                }
+                q->tile_panel((int) K, out, ldc, panel, y, ry, nr, nc);
+                for (int c = 0; c < GGML_CPU_QTILE_COLS; c++) {
+                    for (int r = 0; r < (int) ldc; r++) {
+                        const float s = out[c*ldc + r];
+                        if (r >= nr || c >= nc) {
+                            TEST_CHECK_MSG(isnan(s), "[%s] %s panel %dx%d wrote (%d,%d)", lv, ggml_type_name(t), nr, nc, r, c);
+                            continue;
+                        }
+                        double sabs;
+                        const double ref = ref_dot(t, x + r*rx, vt, y + c*ry, K, &sabs);
+                        const double tol = 2e-5*sabs + 1e-30;
+                        TEST_CHECK_MSG(isfinite(s) && fabs(s - ref) <= tol,
+                                       "[%s] %s K=%d panel %dx%d (%d,%d) rep %d: %.9g vs double %.9g (tol %.3g)", lv,
+                                       ggml_type_name(t), (int) K, nr, nc, r, c, rep, (double) s, ref, tol);
+                        if (q->tile != NULL && nc > 1) {
+                            // a 1 x 2 call (its register-tile path, not vec_dot) on this column twice
+                            float st[2] = { NAN, NAN };
+                            q->tile((int) K, st, 1, x + r*rx, rx, y + c*ry, 0, 1, 2);
+                            TEST_CHECK_MSG(memcmp(&st[0], &s, sizeof(s)) == 0, "[%s] %s K=%d panel (%d,%d): %.9g vs tile %.9g",
+                                           lv, ggml_type_name(t), (int) K, r, c, (double) s, (double) st[0]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    free(x);
+    free(y);
+    free(yf);
+    free(panel);
+}
+
 // the decode slot (gemv) of type t: nr rows (consecutive in memory, and strided past a row) against
 // one activation row of K elements (the lengths in main)
 static void check_gemv(const struct ggml_cpu_kernels * kt, enum ggml_type t, const char * lv, int64_t K) {
@@ -373,8 +439,7 @@ static void check_act_quantizers(const struct ggml_cpu_kernels * kt, const char 
 
 // MUL_MAT of a [K, N, 2] quantized weight by [K, M, 4] F32 activations (weights broadcast over
 // dim 2) through a graph with nth threads
-static void check_mul_mat(enum ggml_type t, int64_t N, int64_t M, int nth) {
-    const int64_t K = 512;
+static void check_mul_mat(enum ggml_type t, int64_t K, int64_t N, int64_t M, int nth) {
     const size_t mem = ggml_row_size(t, K)*N*2 + (size_t) (K*M*4 + N*M*4)*sizeof(float) + 64*ggml_tensor_overhead() +
                        ggml_graph_overhead() + 1024*1024;
     struct ggml_init_params ip = { mem, NULL, false };
@@ -458,7 +523,23 @@ int main(void) {
                 ng++;
             }
         }
-        printf("test-cpu-quant-tile: [%s] tiles of %d quantized types checked, decode kernels of %d\n", lv, n, ng);
+        int np = 0;
+        for (int t = 0; t < GGML_TYPE_COUNT; t++) {
+            if (kt->quant[t].unpack != NULL) {
+                TEST_CHECK_MSG(kt->quant[t].tile_panel != NULL, "[%s] %s: unpack without tile_panel", lv,
+                               ggml_type_name((enum ggml_type) t));
+                if (kt->quant[t].tile_panel == NULL) {
+                    continue;
+                }
+                const int64_t ks[] = { 256, 768, 4096 };
+                for (size_t i = 0; i < sizeof(ks)/sizeof(ks[0]); i++) {
+                    check_panel(kt, (enum ggml_type) t, lv, ks[i]);
+                }
+                np++;
+            }
+        }
+        printf("test-cpu-quant-tile: [%s] tiles of %d quantized types checked, decode kernels of %d, panels of %d\n", lv, n,
+               ng, np);
         if (level == GGML_CPU_ISA_AVX512) {
             // the AVX-512 level's own decode kernels, not AVX2's inherited ones (in the SIMDe runs
             // of tests/avx512-emu: the emulated kernels are what the checks above called)
@@ -477,13 +558,20 @@ int main(void) {
     }
     const struct ggml_cpu_kernels * kl = ggml_cpu_kernels_get(false);
     for (int t = 0; t < GGML_TYPE_COUNT; t++) {
-        if (kl->quant[t].vec_dot == NULL || ggml_get_type_traits((enum ggml_type) t)->from_float_ref == NULL) {
+        const bool panel = kl->quant[t].unpack != NULL; // the grid formats: random blocks (quantize_gauss)
+        if (kl->quant[t].vec_dot == NULL || (ggml_get_type_traits((enum ggml_type) t)->from_float_ref == NULL && !panel)) {
             continue;
         }
         const int64_t cols[] = { 1, 2, 3, 5, 67 };
         for (size_t i = 0; i < sizeof(cols)/sizeof(cols[0]); i++) {
-            check_mul_mat((enum ggml_type) t, 43, cols[i], 1);
-            check_mul_mat((enum ggml_type) t, 43, cols[i], 2);
+            check_mul_mat((enum ggml_type) t, 512, 43, cols[i], 1);
+            check_mul_mat((enum ggml_type) t, 512, 43, cols[i], 2);
+        }
+        if (panel) {
+            // the panel path's chunks: several per thread (N = 200), row lengths of 1 and 16 super-blocks
+            check_mul_mat((enum ggml_type) t, 256, 200, 19, 2);
+            check_mul_mat((enum ggml_type) t, 4096, 43, 9, 1);
+            check_mul_mat((enum ggml_type) t, 4096, 77, 11, 2);
         }
     }
     return test_finish("test-cpu-quant-tile");

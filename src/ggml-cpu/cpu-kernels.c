@@ -84,6 +84,13 @@ static void fill_table(struct ggml_cpu_kernels * t, const struct ggml_cpu_kernel
         if (t->quant[type].gemv == NULL && t->quant[type].vec_dot_type == lower->quant[type].vec_dot_type) {
             t->quant[type].gemv = lower->quant[type].gemv;
         }
+        // the panel pair only where the level's tile is the lower level's too (a level's own tile
+        // is preferred to a lower level's panel)
+        if (t->quant[type].unpack == NULL && t->quant[type].vec_dot_type == lower->quant[type].vec_dot_type &&
+            t->quant[type].tile == lower->quant[type].tile) {
+            t->quant[type].unpack     = lower->quant[type].unpack;
+            t->quant[type].tile_panel = lower->quant[type].tile_panel;
+        }
         FILL(quant[type].from_float)
     }
 }

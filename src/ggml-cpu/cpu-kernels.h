@@ -85,6 +85,17 @@ typedef void (*ggml_cpu_quant_tile_fn)(int n, float * s, size_t bs, const void *
 // Decode (one activation column): s[r] = dot(weight row x + r*bx, activation row y) for any nr >= 1,
 // the rows streamed in order (MUL_MAT passes a chunk of consecutive rows); reads vec_dot_type.
 typedef void (*ggml_cpu_quant_gemv_fn)(int n, float * s, const void * x, size_t bx, const void * y, int nr);
+// Prompt products of the formats whose weights cost more to unpack than to multiply (the grid
+// formats): nr weight rows of n elements unpacked once into a panel (row r at panel + r*
+// GGML_CPU_QPANEL_ROW_BYTES(n), GGML_CPU_QPANEL_BLOCK bytes per 256 weights, the layout private to
+// the level's kernels), then s[c*bs + r] = dot(panel row r, activation row y + c*by) for any
+// nr >= 1 and nc <= GGML_CPU_QTILE_COLS, as many times as there are column groups. The sums are
+// the tile's (same order: bit-identical where the level's tile uses the same unpacking).
+#define GGML_CPU_QPANEL_BLOCK 320
+#define GGML_CPU_QPANEL_ROW_BYTES(n) ((size_t) ((n)/256)*GGML_CPU_QPANEL_BLOCK)
+typedef void (*ggml_cpu_quant_unpack_fn)(int n, void * panel, const void * x, size_t bx, int nr);
+typedef void (*ggml_cpu_quant_tile_panel_fn)(int n, float * s, size_t bs, const void * panel, const void * y, size_t by,
+        int nr, int nc);
 
 struct ggml_cpu_quant_kernels {
     enum ggml_type               vec_dot_type; // the activation type vec_dot reads (set with vec_dot)
@@ -92,6 +103,8 @@ struct ggml_cpu_quant_kernels {
     ggml_cpu_quant_from_float_fn from_float;   // for slots that are activation types (Q8_0, Q8_1, Q8_K)
     ggml_cpu_quant_tile_fn       tile;         // optional (NULL: MUL_MAT loops over vec_dot); reads vec_dot_type
     ggml_cpu_quant_gemv_fn       gemv;         // optional decode kernel (NULL: the tile or vec_dot); reads vec_dot_type
+    ggml_cpu_quant_unpack_fn     unpack;       // optional, with tile_panel (both or neither): MUL_MAT's prompt
+    ggml_cpu_quant_tile_panel_fn tile_panel;   // path where set (else the tile); reads vec_dot_type
 };
 
 struct ggml_cpu_kernels {

@@ -15,6 +15,10 @@
 // call: several rows' loads in flight for decode, unpacked weights shared by columns for prompts)
 // where the level has one, else one vec_dot per output. One column (decode) goes to the slot's
 // gemv where there is one: the item's rows as one stream (docs/cpu-kernels.md, "Quantized decode").
+// Prompts of the types with a panel pair (unpack + tile_panel: the grid formats) unpack each weight
+// row of an item once into the thread's panel (in the work buffer after the activations; the
+// chunk is cut so that the panel stays within QMM_PANEL_BYTES) and run the panel kernel for every
+// group of GGML_CPU_QTILE_COLS columns.
 
 #include "cpu-ops-matmul-quant.h"
 #include "cpu-kernels.h"
@@ -22,6 +26,7 @@
 #include <string.h>
 
 #define QMM_TILE_M 32
+#define QMM_PANEL_BYTES (192*1024)
 
 bool ggml_cpu_matmul_q_applies(const struct ggml_tensor * op) {
     return op != NULL && op->op == GGML_OP_MUL_MAT && op->src[0] != NULL && op->src[1] != NULL &&
@@ -62,7 +67,8 @@ static size_t qmm_row_bytes(const struct ggml_tensor * op, enum ggml_type vt) {
     return (r + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
 }
 
-size_t ggml_cpu_matmul_q_work_size(const struct ggml_tensor * op, int n_threads) {
+// bytes of the quantized activations at the start of the work buffer
+static size_t qmm_act_bytes(const struct ggml_tensor * op, int n_threads) {
     const struct ggml_tensor * b = op->src[1];
     // the level's and the portable table's activation types agree (a slot is one unit); take the
     // larger row so that reference mode fits too
@@ -70,6 +76,31 @@ size_t ggml_cpu_matmul_q_work_size(const struct ggml_tensor * op, int n_threads)
     const size_t r1 = qmm_row_bytes(op, qmm_vec_dot_type(op, true));
     const int64_t nrows = b->ne[1]*b->ne[2]*b->ne[3];
     return (r0 > r1 ? r0 : r1)*(size_t) (nrows == 1 && n_threads > 1 ? n_threads : nrows);
+}
+
+// the panel path applies (the table's panel pair, a prompt); else 0 rows. The panel's rows per
+// chunk: as many as fit QMM_PANEL_BYTES, a multiple of 8 in 8 .. 64.
+static int64_t qmm_panel_rows(const struct ggml_tensor * op, const struct ggml_cpu_quant_kernels * q) {
+    if (q->unpack == NULL || q->tile_panel == NULL || op->src[1]->ne[1] < 2 || op->src[0]->ne[0] % 256 != 0) {
+        return 0;
+    }
+    const int64_t rows = (int64_t) (QMM_PANEL_BYTES/GGML_CPU_QPANEL_ROW_BYTES(op->src[0]->ne[0]))/8*8;
+    return MAX((int64_t) 8, MIN(rows, (int64_t) 64));
+}
+
+static size_t qmm_panel_bytes(const struct ggml_tensor * op, int64_t rows) {
+    const size_t n = (size_t) rows*GGML_CPU_QPANEL_ROW_BYTES(op->src[0]->ne[0]);
+    return (n + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
+}
+
+size_t ggml_cpu_matmul_q_work_size(const struct ggml_tensor * op, int n_threads) {
+    size_t n = qmm_act_bytes(op, n_threads);
+    const int64_t prow = qmm_panel_rows(op, &ggml_cpu_kernels_get(false)->quant[op->src[0]->type]);
+    if (prow > 0) {
+        n = (n + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
+        n += qmm_panel_bytes(op, prow)*(size_t) MAX(1, n_threads);
+    }
+    return n;
 }
 
 int ggml_cpu_matmul_q_n_tasks(const struct ggml_tensor * op, int n_threads) {
@@ -133,6 +164,14 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
         chunk = MAX((int64_t) 4, MIN(chunk, (int64_t) 64));
         chunk = (chunk + GGML_CPU_QTILE_ROWS - 1)/GGML_CPU_QTILE_ROWS*GGML_CPU_QTILE_ROWS;
     }
+    // the panel path: the thread's panel after the activations (work size: see above)
+    const int64_t prow = decode ? 0 : qmm_panel_rows(op, q);
+    char * panel = NULL;
+    if (prow > 0) {
+        const size_t act = (qmm_act_bytes(op, params->nth) + GGML_CPU_CACHE_LINE - 1) & ~(size_t) (GGML_CPU_CACHE_LINE - 1);
+        panel = (char *) params->wdata + act + (size_t) params->ith*qmm_panel_bytes(op, prow);
+        chunk = MIN(chunk, prow);
+    }
     const int64_t nchunk = (N + chunk - 1)/chunk;
     const int64_t r2 = b->ne[2]/a->ne[2], r3 = b->ne[3]/a->ne[3];
     const size_t  ldc = op->nb[1]/sizeof(float);
@@ -144,6 +183,16 @@ enum ggml_status ggml_cpu_matmul_q_forward(const struct ggml_compute_params * pa
         char * cbase = (char *) op->data + i2*op->nb[2] + i3*op->nb[3];
         if (decode) {
             q->gemv((int) K, (float *)(void *) cbase + n0, abase + n0*a->nb[1], a->nb[1], bbase, (int) (n1 - n0));
+            continue;
+        }
+        if (panel != NULL) {
+            // every row of the item unpacked once, then every group of columns against the panel
+            q->unpack((int) K, panel, abase + n0*a->nb[1], a->nb[1], (int) (n1 - n0));
+            for (int64_t m = 0; m < M; m += GGML_CPU_QTILE_COLS) {
+                const int nc = (int) MIN((int64_t) GGML_CPU_QTILE_COLS, M - m);
+                float * c = (float *)(void *)(cbase + m*op->nb[1]) + n0;
+                q->tile_panel((int) K, c, ldc, panel, bbase + (size_t) m*rb, rb, (int) (n1 - n0), nc);
+            }
             continue;
         }
         for (int64_t m0 = 0; m0 < M; m0 += QMM_TILE_M) {

@@ -578,6 +578,123 @@ IQT_DEFINE(iq3_s, IQT_IQ3_S)
 IQT_DEFINE(iq1_s, IQT_IQ1_S)
 IQT_DEFINE(iq1_m, IQT_IQ1_M)
 
+// The prompt path through a panel (the unpack and tile_panel slots of cpu-kernels.h): the levels
+// and scales of the tile above, written once per weight row and product into one layout for all
+// seven formats, then read by one kernel for every group of columns. The sub-block scale vectors
+// are rebuilt from g16 by a shuffle per sub-block and row (not per column). Same integer sums,
+// same float operations in the same order as iqt_row: bit-identical to the tiles.
+
+struct iqp_block {
+    uint8_t w[QK_K];     // levels plus 64 (unsigned), sub-block ib at 32*ib
+    int16_t g16[16];     // the scale of each 16-element group
+    float   d;           // the block scale times the format's factor
+    uint8_t pad[GGML_CPU_QPANEL_BLOCK - QK_K - 32 - sizeof(float)];
+};
+_Static_assert(sizeof(struct iqp_block) == GGML_CPU_QPANEL_BLOCK, "the panel block's size is the slot's");
+
+IQT_INLINE void iqp_unpack(enum iqt_kind k, int n, void * panel, const void * vx, size_t bx, int nr) {
+    const int nb = n/QK_K;
+    struct iqp_block * p = panel;
+    for (int r = 0; r < nr; r++) {
+        const char * xr = (const char *) vx + (size_t) r*bx;
+        for (int i = 0; i < nb; i++, p++) {
+            struct iqt_block u;
+            iqt_unpack(k, xr + (size_t) i*iqt_xsize(k), &u);
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                _mm256_storeu_si256((__m256i *)(void *) (p->w + 32*ib), u.w[ib]);
+            }
+            memcpy(p->g16, u.g16, sizeof(p->g16));
+            p->d = u.d;
+        }
+    }
+}
+
+// rows of the panel (R <= IQP_ROWS, each nb blocks) x C columns: the columns' activations of a
+// super-block stay in L1 for the R rows
+#define IQP_ROWS 8
+
+IQT_INLINE void iqp_rows(int R, int C, int nb, float * s, size_t bs, const struct iqp_block * p, const char * y, size_t by) {
+    __m256 acc[IQP_ROWS][8];
+    for (int r = 0; r < R; r++) {
+        for (int c = 0; c < C; c++) {
+            acc[r][c] = _mm256_setzero_ps();
+        }
+    }
+    for (int i = 0; i < nb; i++) {
+        const block_q8_K * yb[8];
+        for (int c = 0; c < C; c++) {
+            yb[c] = (const block_q8_K *)(const void *) (y + (size_t) c*by) + i;
+        }
+        for (int r = 0; r < R; r++) {
+            const struct iqp_block * u = p + (size_t) r*nb + i;
+            const __m256i g16 = _mm256_loadu_si256((const __m256i *)(const void *) u->g16);
+            const __m256i glo = _mm256_permute2x128_si256(g16, g16, 0x00), ghi = _mm256_permute2x128_si256(g16, g16, 0x11);
+            __m256i q[8];
+            for (int c = 0; c < C; c++) {
+                q[c] = _mm256_setzero_si256();
+            }
+            for (int ib = 0; ib < QK_K/32; ib++) {
+                const int j = ib & 3;
+                const __m256i ctl = _mm256_set_m128i(_mm_set1_epi16((short) (0x0100*(4*j + 3) + 4*j + 2)),
+                                                     _mm_set1_epi16((short) (0x0100*(4*j + 1) + 4*j)));
+                const __m256i sc = _mm256_shuffle_epi8(ib < 4 ? glo : ghi, ctl);
+                const __m256i w = qu_load256(u->w + 32*ib);
+                for (int c = 0; c < C; c++) {
+                    q[c] = _mm256_add_epi32(q[c], _mm256_madd_epi16(_mm256_maddubs_epi16(w, qu_load256(yb[c]->qs + 32*ib)), sc));
+                }
+            }
+            for (int c = 0; c < C; c++) {
+                const __m256i o = _mm256_slli_epi32(_mm256_madd_epi16(qu_load256(yb[c]->bsums), g16), 6);
+                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(u->d*yb[c]->d), _mm256_cvtepi32_ps(_mm256_sub_epi32(q[c], o)), acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < R; r++) {
+        for (int c = 0; c < C; c++) {
+            s[(size_t) c*bs + r] = qu_hsum_ps(acc[r][c]);
+        }
+    }
+}
+
+GGML_TARGET_AVX2 static void iqp_rows_c(int R, int C, int nb, float * s, size_t bs, const struct iqp_block * p, const char * y,
+        size_t by) {
+    switch (C) {
+        case 8: iqp_rows(R, 8, nb, s, bs, p, y, by); return;
+        case 4: iqp_rows(R, 4, nb, s, bs, p, y, by); return;
+        case 2: iqp_rows(R, 2, nb, s, bs, p, y, by); return;
+        default: iqp_rows(R, 1, nb, s, bs, p, y, by); return;
+    }
+}
+
+GGML_TARGET_AVX2 void ggml_cpu_q_tile_panel_grid_avx2(int n, float * s, size_t bs, const void * panel, const void * vy, size_t by,
+        int nr, int nc) {
+    const int nb = n/QK_K;
+    const struct iqp_block * p = panel;
+    const char * y = vy;
+    for (int r = 0; r < nr; r += IQP_ROWS) {
+        const int R = nr - r < IQP_ROWS ? nr - r : IQP_ROWS;
+        const struct iqp_block * pr = p + (size_t) r*nb;
+        for (int c = 0; c < nc;) {
+            const int C = nc - c >= 8 ? 8 : nc - c >= 4 ? 4 : nc - c >= 2 ? 2 : 1;
+            iqp_rows_c(R, C, nb, s + (size_t) c*bs + r, bs, pr, y + (size_t) c*by, by);
+            c += C;
+        }
+    }
+}
+
+#define IQP_DEFINE(name, kind) \
+    GGML_TARGET_AVX2 void ggml_cpu_q_unpack_##name##_avx2(int n, void * panel, const void * x, size_t bx, int nr) { \
+        iqp_unpack(kind, n, panel, x, bx, nr); \
+    }
+
+IQP_DEFINE(iq2_xxs, IQT_IQ2_XXS)
+IQP_DEFINE(iq2_xs, IQT_IQ2_XS)
+IQP_DEFINE(iq2_s, IQT_IQ2_S)
+IQP_DEFINE(iq3_xxs, IQT_IQ3_XXS)
+IQP_DEFINE(iq3_s, IQT_IQ3_S)
+IQP_DEFINE(iq1_s, IQT_IQ1_S)
+IQP_DEFINE(iq1_m, IQT_IQ1_M)
+
 #else
 
 typedef int ggml_avx2_quant_iq_unused;

@@ -47,6 +47,13 @@ GGML_CPU_QT_DECL_AVX2(iq2_xxs) GGML_CPU_QT_DECL_AVX2(iq2_xs) GGML_CPU_QT_DECL_AV
 GGML_CPU_QT_DECL_AVX2(iq3_xxs) GGML_CPU_QT_DECL_AVX2(iq3_s) GGML_CPU_QT_DECL_AVX2(iq1_s) GGML_CPU_QT_DECL_AVX2(iq1_m)
 #undef GGML_CPU_QT_DECL_AVX2
 
+// the grid formats' prompt panels (avx2-quant-iq.c): one unpack per format, one panel kernel
+#define GGML_CPU_QP_DECL_AVX2(t) void ggml_cpu_q_unpack_##t##_avx2(int n, void * panel, const void * x, size_t bx, int nr);
+GGML_CPU_QP_DECL_AVX2(iq2_xxs) GGML_CPU_QP_DECL_AVX2(iq2_xs) GGML_CPU_QP_DECL_AVX2(iq2_s)
+GGML_CPU_QP_DECL_AVX2(iq3_xxs) GGML_CPU_QP_DECL_AVX2(iq3_s) GGML_CPU_QP_DECL_AVX2(iq1_s) GGML_CPU_QP_DECL_AVX2(iq1_m)
+#undef GGML_CPU_QP_DECL_AVX2
+void ggml_cpu_q_tile_panel_grid_avx2(int n, float * s, size_t bs, const void * panel, const void * y, size_t by, int nr, int nc);
+
 // the decode kernels (avx2-quant-gemv.c; the K-quants' and IQ4_XS's in avx2-quant-gemv-k.c)
 #define GGML_CPU_QG_DECL_AVX2(t) \
     void ggml_cpu_q_gemv_##t##_avx2(int n, float * s, const void * x, size_t bx, const void * y, int nr);
@@ -69,13 +76,20 @@ GGML_CPU_QG_DECL_AVX2(mxfp4)
     [GGML_TYPE_IQ4_XS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq4_xs_avx2, NULL, ggml_cpu_q_tile_iq4_xs_avx2, ggml_cpu_q_gemv_iq4_xs_avx2 }, \
     [GGML_TYPE_Q2_K]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q2_K_avx2, NULL, ggml_cpu_q_tile_q2_K_avx2, ggml_cpu_q_gemv_q2_K_avx2 }, \
     [GGML_TYPE_Q3_K]    = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_q3_K_avx2, NULL, ggml_cpu_q_tile_q3_K_avx2, ggml_cpu_q_gemv_q3_K_avx2 }, \
-    [GGML_TYPE_IQ2_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xxs_avx2, NULL, ggml_cpu_q_tile_iq2_xxs_avx2 }, \
-    [GGML_TYPE_IQ2_XS]  = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xs_avx2, NULL, ggml_cpu_q_tile_iq2_xs_avx2 }, \
-    [GGML_TYPE_IQ2_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_s_avx2, NULL, ggml_cpu_q_tile_iq2_s_avx2 }, \
-    [GGML_TYPE_IQ3_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_xxs_avx2, NULL, ggml_cpu_q_tile_iq3_xxs_avx2 }, \
-    [GGML_TYPE_IQ3_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_s_avx2, NULL, ggml_cpu_q_tile_iq3_s_avx2 }, \
-    [GGML_TYPE_IQ1_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_s_avx2, NULL, ggml_cpu_q_tile_iq1_s_avx2 }, \
-    [GGML_TYPE_IQ1_M]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_m_avx2, NULL, ggml_cpu_q_tile_iq1_m_avx2 }, \
+    [GGML_TYPE_IQ2_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xxs_avx2, NULL, ggml_cpu_q_tile_iq2_xxs_avx2, NULL, \
+                            ggml_cpu_q_unpack_iq2_xxs_avx2, ggml_cpu_q_tile_panel_grid_avx2 }, \
+    [GGML_TYPE_IQ2_XS]  = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_xs_avx2, NULL, ggml_cpu_q_tile_iq2_xs_avx2, NULL, \
+                            ggml_cpu_q_unpack_iq2_xs_avx2, ggml_cpu_q_tile_panel_grid_avx2 }, \
+    [GGML_TYPE_IQ2_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq2_s_avx2, NULL, ggml_cpu_q_tile_iq2_s_avx2, NULL, \
+                            ggml_cpu_q_unpack_iq2_s_avx2, ggml_cpu_q_tile_panel_grid_avx2 }, \
+    [GGML_TYPE_IQ3_XXS] = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_xxs_avx2, NULL, ggml_cpu_q_tile_iq3_xxs_avx2, NULL, \
+                            ggml_cpu_q_unpack_iq3_xxs_avx2, ggml_cpu_q_tile_panel_grid_avx2 }, \
+    [GGML_TYPE_IQ3_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq3_s_avx2, NULL, ggml_cpu_q_tile_iq3_s_avx2, NULL, \
+                            ggml_cpu_q_unpack_iq3_s_avx2, ggml_cpu_q_tile_panel_grid_avx2 }, \
+    [GGML_TYPE_IQ1_S]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_s_avx2, NULL, ggml_cpu_q_tile_iq1_s_avx2, NULL, \
+                            ggml_cpu_q_unpack_iq1_s_avx2, ggml_cpu_q_tile_panel_grid_avx2 }, \
+    [GGML_TYPE_IQ1_M]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_iq1_m_avx2, NULL, ggml_cpu_q_tile_iq1_m_avx2, NULL, \
+                            ggml_cpu_q_unpack_iq1_m_avx2, ggml_cpu_q_tile_panel_grid_avx2 }, \
     [GGML_TYPE_TQ1_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq1_0_avx2, NULL, ggml_cpu_q_tile_tq1_0_avx2 }, \
     [GGML_TYPE_TQ2_0]   = { GGML_TYPE_Q8_K, ggml_cpu_q_dot_tq2_0_avx2, NULL, ggml_cpu_q_tile_tq2_0_avx2 }, \
     [GGML_TYPE_MXFP4]   = { GGML_TYPE_Q8_0, ggml_cpu_q_dot_mxfp4_avx2, NULL, ggml_cpu_q_tile_mxfp4_avx2, ggml_cpu_q_gemv_mxfp4_avx2 }, \
