@@ -253,31 +253,33 @@ static void im2col_forward(const struct ggml_compute_params * params, struct ggm
     const bool packed = op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float);
     float * tmp = (float *) ((char *) params->wdata + (size_t) params->ith*im2col_thread_bytes(op));
 
-    // output positions r = (n*OH + oh)*OW + ow, in tiles on one output row
+    // output positions r = (n*OH + oh)*OW + ow, in tiles on one output row; the channel blocks
+    // outermost, so that a block's input rows are read from the cache by the KH tiles that use
+    // them, not evicted in between by the writes of the other channels' columns
     int64_t r0, r1;
     ggml_cpu_split_range(g.OW*g.OH*g.N, params->ith, params->nth, &r0, &r1);
-    for (int64_t r = r0; r < r1; ) {
-        const int64_t ow = r % g.OW;
-        const int64_t oh = (r / g.OW) % g.OH;
-        const int64_t n  = r / (g.OW*g.OH);
-        int64_t len = g.OW - ow;
-        len = len < r1 - r ? len : r1 - r;
-        len = len < t.chunk ? len : t.chunk;
-        char * dst = (char *) op->data + ow*op->nb[1] + (is_2d ? oh*op->nb[2] + n*op->nb[3] : n*op->nb[2]);
-        for (int64_t ic0 = 0; ic0 < g.IC; ic0 += t.cb) {
-            const int64_t ic1 = ic0 + t.cb < g.IC ? ic0 + t.cb : g.IC;
-            const int64_t kb = (ic1 - ic0)*kpc;
+    for (int64_t ic0 = 0; ic0 < g.IC; ic0 += t.cb) {
+        const int64_t ic1 = ic0 + t.cb < g.IC ? ic0 + t.cb : g.IC;
+        const int64_t kb = (ic1 - ic0)*kpc;
+        for (int64_t r = r0; r < r1; ) {
+            const int64_t ow = r % g.OW;
+            const int64_t oh = (r / g.OW) % g.OH;
+            const int64_t n  = r / (g.OW*g.OH);
+            int64_t len = g.OW - ow;
+            len = len < r1 - r ? len : r1 - r;
+            len = len < t.chunk ? len : t.chunk;
+            char * dst = (char *) op->data + ow*op->nb[1] + (is_2d ? oh*op->nb[2] + n*op->nb[3] : n*op->nb[2]) +
+                         ic0*kpc*op->nb[0];
             im2col_gather_tile(vf, &g, b, ow, len, oh, n, ic0, ic1, tmp, (size_t) kb);
             for (int64_t j = 0; j < len; j++) {
-                char * d = dst + j*op->nb[1] + ic0*kpc*op->nb[0];
                 if (packed) {
-                    memcpy(d, tmp + j*kb, (size_t) kb*sizeof(float));
+                    memcpy(dst + j*op->nb[1], tmp + j*kb, (size_t) kb*sizeof(float));
                 } else {
-                    ggml_vec_store_f32(vf, op->type, d, op->nb[0], kb, tmp + j*kb);
+                    ggml_vec_store_f32(vf, op->type, dst + j*op->nb[1], op->nb[0], kb, tmp + j*kb);
                 }
             }
+            r += len;
         }
-        r += len;
     }
 }
 
