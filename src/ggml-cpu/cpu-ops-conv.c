@@ -80,25 +80,72 @@ static inline void conv_zero(float * dst, int64_t n) {
     }
 }
 
-// one im2col column (K = IC*KH*KW floats) for output position (ox, oy) of image n
-static void conv_gather(nn_vf vf, const struct conv_geom * g, const struct ggml_tensor * b, int64_t ox, int64_t oy, int64_t n, float * col) {
+// IM2COL works on tiles: up to IM2COL_CHUNK positions of one output row times a block of whole
+// channels, gathered into a per-thread buffer of at most IM2COL_TILE floats (L1-resident, so the
+// scattered writes of the gather stay in cache; writing them straight into the result, whose rows
+// are K floats apart, made the rows alias in the cache), then copied out in runs of the block.
+#define IM2COL_CHUNK 32
+#define IM2COL_TILE  4096
+
+struct im2col_tiling {
+    int64_t chunk;  // positions per tile
+    int64_t cb;     // channels per block
+    size_t  floats; // buffer size
+};
+
+static struct im2col_tiling im2col_tiling_of(const struct conv_geom * g) {
+    const int64_t kpc = g->KH*g->KW > 0 ? g->KH*g->KW : 1; // floats per channel
+    struct im2col_tiling t;
+    t.chunk = IM2COL_TILE/kpc;
+    t.chunk = t.chunk < 1 ? 1 : (t.chunk > IM2COL_CHUNK ? IM2COL_CHUNK : t.chunk);
+    t.cb = IM2COL_TILE/(t.chunk*kpc);
+    t.cb = t.cb < 1 ? 1 : (t.cb > g->IC ? g->IC : t.cb);
+    t.floats = (size_t) (t.chunk*t.cb*kpc);
+    return t;
+}
+
+// The im2col columns, channels ic0 .. ic1-1, of the len positions ox0 .. ox0+len-1 of output row
+// oy of image n: element k (k = ((ic - ic0)*KH + kh)*KW + kw) of position ox0 + j goes to
+// cols[j*cs + k]. For a fixed k the inputs of the positions are one run along an input row
+// (stride s0), read whole.
+static void im2col_gather_tile(nn_vf vf, const struct conv_geom * g, const struct ggml_tensor * b,
+        int64_t ox0, int64_t len, int64_t oy, int64_t n, int64_t ic0, int64_t ic1, float * cols, size_t cs) {
     const char * base = (const char *) b->data + n*g->nb_n;
-    // kernel columns kw whose input column ox*s0 + kw*d0 - p0 is inside the data
-    int64_t kw0, kw1;
-    conv_valid(0, g->KW, g->d0, ox*g->s0 - g->p0, g->IW, &kw0, &kw1);
-    const int64_t ix0 = ox*g->s0 + kw0*g->d0 - g->p0;
-    for (int64_t ic = 0; ic < g->IC; ic++) {
+    const size_t sstep = (size_t) g->s0*g->nb_w;
+    float run[IM2COL_CHUNK];
+    for (int64_t ic = ic0; ic < ic1; ic++) {
         for (int64_t kh = 0; kh < g->KH; kh++) {
-            float * out = col + (ic*g->KH + kh)*g->KW;
             const int64_t iy = oy*g->s1 + kh*g->d1 - g->p1;
-            if (iy < 0 || iy >= g->IH || kw0 >= kw1) {
-                conv_zero(out, g->KW);
-                continue;
+            const bool row_in = iy >= 0 && iy < g->IH;
+            const char * row = base + ic*g->nb_c + (row_in ? iy : 0)*g->nb_h;
+            for (int64_t kw = 0; kw < g->KW; kw++) {
+                float * out = cols + ((ic - ic0)*g->KH + kh)*g->KW + kw;
+                const int64_t off = kw*g->d0 - g->p0;
+                int64_t lo = ox0, hi = ox0;
+                if (row_in) {
+                    conv_valid(ox0, ox0 + len, g->s0, off, g->IW, &lo, &hi);
+                }
+                for (int64_t j = 0; j < lo - ox0; j++) {
+                    out[(size_t) j*cs] = 0.0f;
+                }
+                if (hi > lo) {
+                    const char * src = row + (lo*g->s0 + off)*g->nb_w;
+                    float * o = out + (size_t) (lo - ox0)*cs;
+                    if (b->type == GGML_TYPE_F32) {
+                        for (int64_t j = 0; j < hi - lo; j++) {
+                            memcpy(o + (size_t) j*cs, src + (size_t) j*sstep, sizeof(float));
+                        }
+                    } else {
+                        ggml_vec_load_f32(vf, b->type, src, sstep, hi - lo, run);
+                        for (int64_t j = 0; j < hi - lo; j++) {
+                            o[(size_t) j*cs] = run[j];
+                        }
+                    }
+                }
+                for (int64_t j = hi - ox0; j < len; j++) {
+                    out[(size_t) j*cs] = 0.0f;
+                }
             }
-            conv_zero(out, kw0);
-            conv_load_run(vf, b->type, base + ic*g->nb_c + iy*g->nb_h + ix0*g->nb_w, (size_t) g->d0*g->nb_w,
-                    kw1 - kw0, out + kw0);
-            conv_zero(out + kw1, g->KW - kw1);
         }
     }
 }
@@ -189,28 +236,49 @@ static bool im2col_supports(const struct ggml_tensor * op) {
     return im2col_geom(op, &g) && conv_geom_steps_ok(&g);
 }
 
+static size_t im2col_thread_bytes(const struct ggml_tensor * op) {
+    struct conv_geom g;
+    im2col_geom(op, &g);
+    return GGML_PAD(im2col_tiling_of(&g).floats*sizeof(float), GGML_CPU_CACHE_LINE);
+}
+
 static void im2col_forward(const struct ggml_compute_params * params, struct ggml_tensor * op) {
     const struct ggml_tensor * b = op->src[1];
     const nn_vf vf = ggml_vec_get(params->use_ref);
     struct conv_geom g;
     im2col_geom(op, &g);
+    const struct im2col_tiling t = im2col_tiling_of(&g);
     const bool is_2d = ggml_get_op_params_i32(op, 6) == 1;
-    const int64_t K = op->ne[0];
-    const bool direct = op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float);
-    float * tmp = (float *) ((char *) params->wdata + (size_t) params->ith*GGML_PAD((size_t) K*sizeof(float), GGML_CPU_CACHE_LINE));
+    const int64_t kpc = g.KH*g.KW;
+    const bool packed = op->type == GGML_TYPE_F32 && op->nb[0] == sizeof(float);
+    float * tmp = (float *) ((char *) params->wdata + (size_t) params->ith*im2col_thread_bytes(op));
 
-    // output rows (ow, oh, n)
+    // output positions r = (n*OH + oh)*OW + ow, in tiles on one output row; the channel blocks
+    // outermost, so that a block's input rows are read from the cache by the KH tiles that use
+    // them, not evicted in between by the writes of the other channels' columns
     int64_t r0, r1;
     ggml_cpu_split_range(g.OW*g.OH*g.N, params->ith, params->nth, &r0, &r1);
-    for (int64_t r = r0; r < r1; r++) {
-        const int64_t ow = r % g.OW;
-        const int64_t oh = (r / g.OW) % g.OH;
-        const int64_t n  = r / (g.OW*g.OH);
-        char * dst = (char *) op->data + ow*op->nb[1] + (is_2d ? oh*op->nb[2] + n*op->nb[3] : n*op->nb[2]);
-        float * col = direct ? (float *) dst : tmp;
-        conv_gather(vf, &g, b, ow, oh, n, col);
-        if (!direct) {
-            ggml_vec_store_f32(vf, op->type, dst, op->nb[0], K, col);
+    for (int64_t ic0 = 0; ic0 < g.IC; ic0 += t.cb) {
+        const int64_t ic1 = ic0 + t.cb < g.IC ? ic0 + t.cb : g.IC;
+        const int64_t kb = (ic1 - ic0)*kpc;
+        for (int64_t r = r0; r < r1; ) {
+            const int64_t ow = r % g.OW;
+            const int64_t oh = (r / g.OW) % g.OH;
+            const int64_t n  = r / (g.OW*g.OH);
+            int64_t len = g.OW - ow;
+            len = len < r1 - r ? len : r1 - r;
+            len = len < t.chunk ? len : t.chunk;
+            char * dst = (char *) op->data + ow*op->nb[1] + (is_2d ? oh*op->nb[2] + n*op->nb[3] : n*op->nb[2]) +
+                         ic0*kpc*op->nb[0];
+            im2col_gather_tile(vf, &g, b, ow, len, oh, n, ic0, ic1, tmp, (size_t) kb);
+            for (int64_t j = 0; j < len; j++) {
+                if (packed) {
+                    memcpy(dst + j*op->nb[1], tmp + j*kb, (size_t) kb*sizeof(float));
+                } else {
+                    ggml_vec_store_f32(vf, op->type, dst + j*op->nb[1], op->nb[0], kb, tmp + j*kb);
+                }
+            }
+            r += len;
         }
     }
 }
@@ -495,7 +563,7 @@ bool ggml_cpu_conv_supports(const struct ggml_tensor * op) {
 size_t ggml_cpu_conv_work_size(const struct ggml_tensor * op, int n_threads) {
     switch (op->op) {
         case GGML_OP_IM2COL:
-            return GGML_PAD((size_t) op->ne[0]*sizeof(float), GGML_CPU_CACHE_LINE)*(size_t) n_threads;
+            return im2col_thread_bytes(op)*(size_t) n_threads;
         case GGML_OP_CONV_2D:
             return conv2d_kernel_bytes(op) + conv2d_thread_bytes(op)*(size_t) n_threads;
         case GGML_OP_POOL_2D:

@@ -192,13 +192,13 @@ static bool cases_matmul(struct bop_cases * list) {
 
 //
 // IM2COL: kernel t[0] ne[0] (shape only), data t[1] ne[1], result t[2]; i[0..5] = s0, s1, p0, p1,
-// d0, d1, i[6] = is_2D
+// d0, d1, i[6] = is_2D, i[9] = layout of the data (0: contiguous)
 // CONV_2D: kernel t[0] ne[0], data t[1] ne[1], i[0..5] as above, i[7] = 1: through im2col + mul_mat
 //
 
 static struct ggml_tensor * build_conv(struct bop_graph * g, const struct bop_case * c) {
     struct ggml_tensor * a = bops_input_c(g, c->t[0], c->ne[0]);
-    struct ggml_tensor * b = bops_input_c(g, c->t[1], c->ne[1]);
+    struct ggml_tensor * b = bops_input(g, c->t[1], c->ne[1], (enum bop_layout) c->i[9], BOP_FILL_UNIFORM, c->lo, c->hi);
     if (a == NULL || b == NULL) {
         return NULL;
     }
@@ -258,6 +258,79 @@ static bool conv_axis_reads_input(int64_t n, int64_t k, int s, int p, int d) {
         }
     }
     return false;
+}
+
+// IM2COL alone: kernel widths and heights 1..5, strides, paddings and dilations per axis, on
+// rows wider than the CPU kernel's chunk of positions (32), so that a row spans several chunks
+// and a thread's range ends inside a row; data F32, F16 and BF16 in every layout (TRANS: the
+// elements of a row not adjacent), results F32 and F16; then the 1-D form.
+static bool add_im2col_layout(struct bop_cases * list, enum ggml_type td, enum ggml_type tdst, const int64_t nk[4],
+        const int64_t nd[4], const int p[7], enum bop_layout layout) {
+    struct bop_case * c = bops_add(list, "IM2COL", build_conv, "type_data=%s,type_dst=%s,ne_kernel=%s,ne_data=%s,"
+            "s=[%d,%d],p=[%d,%d],d=[%d,%d],2d=%d,layout=%s", bops_tname(td), bops_tname(tdst), bops_ne_str(nk),
+            bops_ne_str(nd), p[0], p[1], p[2], p[3], p[4], p[5], p[6], bops_layout_name(layout));
+    if (c == NULL) {
+        return false;
+    }
+    c->t[0] = tdst; // the kernel gives only its shape
+    c->t[1] = td;
+    c->t[2] = tdst;
+    bops_ne(c->ne[0], nk[0], nk[1], nk[2], nk[3]);
+    bops_ne(c->ne[1], nd[0], nd[1], nd[2], nd[3]);
+    for (int i = 0; i < 7; i++) {
+        c->i[i] = p[i];
+    }
+    c->i[8] = GGML_OP_IM2COL;
+    c->i[9] = layout;
+    return true;
+}
+
+static bool cases_im2col_sweep(struct bop_cases * list) {
+    static const enum ggml_type tdata[] = { GGML_TYPE_F32, GGML_TYPE_F16, GGML_TYPE_BF16 };
+    static const enum bop_layout lays[] = { BOP_LAYOUT_CONT, BOP_LAYOUT_PAD, BOP_LAYOUT_PERM, BOP_LAYOUT_TRANS };
+    int n2 = 0, n1 = 0;
+    for (int v = 0; v < 50; v++) {
+        const int kw = 1 + v % 5, kh = 1 + (v / 5) % 5;
+        const int s0 = 1 + v % 3, s1 = 1 + (v / 3) % 3, d0 = 1 + (v / 5) % 3, d1 = 1 + (v / 2) % 3;
+        const int p[7] = { s0, s1, v % 4, (v / 4) % 4, d0, d1, 1 };
+        const int64_t nd[4] = { 70 + v % 7, 13 + v % 4, 1 + v % 3, 1 + v % 2 };
+        const int64_t nk[4] = { kw, kh, nd[2], 2 };
+        if (conv_out_size(nd[0], kw, s0, p[2], d0) <= 0 || conv_out_size(nd[1], kh, s1, p[3], d1) <= 0 ||
+            !conv_axis_reads_input(nd[0], kw, s0, p[2], d0) || !conv_axis_reads_input(nd[1], kh, s1, p[3], d1)) {
+            continue;
+        }
+        if (!add_im2col_layout(list, tdata[v % 3], v % 2 ? GGML_TYPE_F16 : GGML_TYPE_F32, nk, nd, p, lays[(v / 3) % 4])) {
+            return false;
+        }
+        n2++;
+    }
+    for (int v = 0; v < 15; v++) {
+        const int kw = 1 + v % 5, s0 = 1 + v % 3, d0 = 1 + (v / 5) % 3;
+        const int p[7] = { s0, 0, v % 4, 0, d0, 0, 0 };
+        const int64_t nd[4] = { 67 + v, 1 + v % 3, 1 + v % 2, 1 };
+        const int64_t nk[4] = { kw, nd[1], 2, 1 };
+        if (!add_im2col_layout(list, tdata[v % 3], v % 2 ? GGML_TYPE_F16 : GGML_TYPE_F32, nk, nd, p, lays[v % 4])) {
+            return false;
+        }
+        n1++;
+    }
+    // the CPU kernel's tiling: channel blocks with a remainder (3x3 over 37 channels: 14, 14, 9),
+    // tiles of fewer positions (12x13 kernel), one position a tile (65x64 kernel, 4160 floats
+    // per channel), and a result row split between threads with several channel blocks
+    static const struct { int64_t k[2], d[4]; int p[7]; enum ggml_type tdst; } tiles[] = {
+        { { 3, 3 }, { 40, 9, 37, 1 }, { 1, 1, 1, 1, 1, 1, 1 }, GGML_TYPE_F32 },
+        { { 3, 3 }, { 41, 7, 37, 2 }, { 2, 1, 0, 2, 1, 2, 1 }, GGML_TYPE_F16 },
+        { { 12, 13 }, { 50, 20, 3, 1 }, { 1, 1, 1, 1, 1, 1, 1 }, GGML_TYPE_F32 },
+        { { 65, 64 }, { 70, 66, 1, 1 }, { 1, 1, 0, 0, 1, 1, 1 }, GGML_TYPE_F32 },
+        { { 5, 5 }, { 37, 3, 60, 1 }, { 1, 1, 2, 2, 1, 1, 1 }, GGML_TYPE_F32 },
+    };
+    for (size_t i = 0; i < sizeof(tiles)/sizeof(tiles[0]); i++) {
+        const int64_t nk[4] = { tiles[i].k[0], tiles[i].k[1], tiles[i].d[2], 2 };
+        if (!add_im2col_layout(list, GGML_TYPE_F32, tiles[i].tdst, nk, tiles[i].d, tiles[i].p, BOP_LAYOUT_CONT)) {
+            return false;
+        }
+    }
+    return n2 > 40 && n1 == 15;
 }
 
 // Small odd shapes against paddings larger than the kernel, strides and dilations 1..3: output
@@ -347,7 +420,7 @@ static bool cases_conv(struct bop_cases * list) {
             }
         }
     }
-    return cases_conv_sweep(list);
+    return cases_conv_sweep(list) && cases_im2col_sweep(list);
 }
 
 //
