@@ -136,15 +136,26 @@ static bool bops_upload(struct bops_run * r, struct ggml_tensor * out, uint64_t 
         }
         ggml_backend_tensor_set(s, r->sentinel_data[i], 0, size);
     }
-    // every element the op fails to write reads back as NaN (or -1 for integers)
+    // every element the op fails to write reads back as NaN, or for integers as the type's most
+    // negative value, which no case's inputs reach (-1, the all-ones pattern, is a value integer
+    // inputs take, so an unwritten element equal to its expected -1 went unnoticed)
     if (out->view_src == NULL && ggml_nbytes(out) > 0) {
         const size_t size = ggml_nbytes(out);
-        void * p = malloc(size);
+        unsigned char * p = malloc(size);
         if (p == NULL) {
             snprintf(msg, msg_size, "FAIL (out of memory)");
             return false;
         }
         memset(p, 0xFF, size);
+        const size_t es = ggml_type_size(out->type);
+        const bool is_int = out->type == GGML_TYPE_I8 || out->type == GGML_TYPE_I16 ||
+                            out->type == GGML_TYPE_I32 || out->type == GGML_TYPE_I64;
+        if (is_int) {
+            // little-endian minimum: the top byte 0x80, the others 0
+            for (size_t b = 0; b < size; b++) {
+                p[b] = b % es == es - 1 ? 0x80 : 0x00;
+            }
+        }
         ggml_backend_tensor_set(out, p, 0, size);
         free(p);
     }
