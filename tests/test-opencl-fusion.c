@@ -118,15 +118,21 @@ static bool free_capturing(ggml_backend_t be, char * table, size_t table_len) {
     return true;
 }
 
-// computes the case's graph on a new backend; the result (out, and out2 for USE_LATER_ADD) into
-// got / got2; the profile table, when profile is set, into table
-static bool run_case(const struct fcase * c, const float * x, const float * b, const float * w, float * got, float * got2,
-                     bool profile, char * table, size_t table_len) {
+// a backend on the device; with profile set, one that keeps its kernels' events (profile table)
+static ggml_backend_t new_backend(bool profile) {
     if (profile) {
         setenv("GGML_OPENCL_PROFILE", "1", 1);
     }
     ggml_backend_t be = ggml_backend_dev_init(g_dev, NULL);
     unsetenv("GGML_OPENCL_PROFILE");
+    return be;
+}
+
+// computes the case's graph on a new backend; the result (out, and out2 for USE_LATER_ADD) into
+// got / got2; the profile table, when profile is set, into table
+static bool run_case(const struct fcase * c, const float * x, const float * b, const float * w, float * got, float * got2,
+                     bool profile, char * table, size_t table_len) {
+    ggml_backend_t be = new_backend(profile);
     if (!TEST_CHECK(be != NULL)) {
         return false;
     }
@@ -284,11 +290,7 @@ static int64_t rkv_width(const struct rkv_case * c) {
 // before Q's ROPE, so the graph is ROPE(K), SET_ROWS(K), SET_ROWS(V), ROPE(Q) with views between
 static bool run_rkv(const struct rkv_case * c, const float * qkv, const int32_t * pos, const int64_t * rows,
                     const uint8_t * kc0, const uint8_t * vc0, bool profile, char * table, size_t table_len, struct rkv_out * out) {
-    if (profile) {
-        setenv("GGML_OPENCL_PROFILE", "1", 1);
-    }
-    ggml_backend_t be = ggml_backend_dev_init(g_dev, NULL);
-    unsetenv("GGML_OPENCL_PROFILE");
+    ggml_backend_t be = new_backend(profile);
     if (!TEST_CHECK(be != NULL)) {
         return false;
     }
@@ -522,11 +524,7 @@ struct mgl_case {
 
 static bool run_mgl(const struct mgl_case * c, const void * wq, const float * x, bool profile, char * table, size_t table_len,
                     float * got, float * got2) {
-    if (profile) {
-        setenv("GGML_OPENCL_PROFILE", "1", 1);
-    }
-    ggml_backend_t be = ggml_backend_dev_init(g_dev, NULL);
-    unsetenv("GGML_OPENCL_PROFILE");
+    ggml_backend_t be = new_backend(profile);
     if (!TEST_CHECK(be != NULL)) {
         return false;
     }
