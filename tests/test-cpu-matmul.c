@@ -362,6 +362,17 @@ static void test_mul_mat_cols(void) {
         mul_mat_case(GGML_TYPE_F16, GGML_TYPE_F32, 1029, n, 5, 1, 1, 1, 1, 0);
         mul_mat_case(GGML_TYPE_BF16, GGML_TYPE_F32, 1029, n, 6, 1, 1, 1, 1, 0);
     }
+    // row chunks on 2 threads: long chunks, then the last 2 chunks' rows in quarter chunks (N =
+    // 1000: 14 x 64 + 6 x 16 + 8 rows; two batches: 6 x 128 + 7 x 32 + 8 rows each), 4 x 3 tiles
+    // prefetching the next tile's rows over both passes (6 rows of B)
+    for (int64_t M = 5; M <= 16; M += 11) {
+        for (int t = 0; t < 3; t++) {
+            mul_mat_case(k_types[t], GGML_TYPE_F32, 296, 1000, M, 1, 1, 1, 1, 0);
+            mul_mat_case(k_types[t], GGML_TYPE_F32, 296, 1000, M, 1, 1, 2, 1, 0);
+        }
+    }
+    mul_mat_case(GGML_TYPE_F16,  GGML_TYPE_F32, 296, 1000, 6, 1, 1, 1, 1, 0);
+    mul_mat_case(GGML_TYPE_BF16, GGML_TYPE_F32, 296, 1000, 6, 1, 1, 2, 1, 0);
     // converted or gathered activations, broadcast batches, a single row of A, K < 8
     mul_mat_case(GGML_TYPE_F16,  GGML_TYPE_F16,  301, 70, 9,  1, 1, 1, 1, 0);
     mul_mat_case(GGML_TYPE_BF16, GGML_TYPE_F32,  129, 40, 7,  1, 1, 1, 1, L_B_T);

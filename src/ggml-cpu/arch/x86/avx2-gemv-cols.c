@@ -327,8 +327,8 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile2(enum ggml_type type, const bool BH, con
 
 // 4 rows of A x G = 2 or 3 rows of B (12 accumulators, the G vectors of B in registers): per 12
 // FMAs 4 widenings and 3 float B loads, B read from L2 a third less often than by 2 x 6 tiles
-// (same contract as ck_tile; PF: rows 0 .. 3 of pf)
-GGML_TARGET_AVX2 CK_INLINE void ck_tile4(enum ggml_type type, const bool BH, const int G, const bool PF, int64_t kb,
+// (same contract as ck_tile; PF: a mask of rows 0 .. 3 of pf)
+GGML_TARGET_AVX2 CK_INLINE void ck_tile4(enum ggml_type type, const bool BH, const int G, const int PF, int64_t kb,
                                          const char * a0, int64_t s_r, const void * const * b, float * out,
                                          int64_t ldo, bool add, const char * pf) {
     const int64_t es  = (int64_t) ggml_mm_type_size(type);
@@ -340,10 +340,10 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile4(enum ggml_type type, const bool BH, con
     __m256 e30 = e00, e31 = e00, e32 = e00;
     for (int64_t k = 0; k < kb8; k += 8) {
         if (PF && ((k*es) & 63) == 0) {
-            _mm_prefetch(pf + k*es, CK_PF_HINT);
-            _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
-            _mm_prefetch(pf + 2*s_r + k*es, CK_PF_HINT);
-            _mm_prefetch(pf + 3*s_r + k*es, CK_PF_HINT);
+            if (PF & 1) _mm_prefetch(pf + k*es, CK_PF_HINT);
+            if (PF & 2) _mm_prefetch(pf + s_r + k*es, CK_PF_HINT);
+            if (PF & 4) _mm_prefetch(pf + 2*s_r + k*es, CK_PF_HINT);
+            if (PF & 8) _mm_prefetch(pf + 3*s_r + k*es, CK_PF_HINT);
         }
         CK_STEP4(k);
     }
@@ -369,27 +369,39 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile4(enum ggml_type type, const bool BH, con
     }
 }
 
-// rows 0 .. nn - 1 of A from a0 in 4-row tiles against float rows of B in passes of 3 and 2 (the
-// first pass prefetches the next tile's rows); answers the rows done (nn rounded down to 4)
+// the passes of ck_rows4 over nb rows of B: of 3 rows, the last 4 or 2 rows in passes of 2
+static int ck_passes4(int nb, int * g) {
+    int n = 0;
+    for (int m = 0; m < nb; m += g[n++]) {
+        g[n] = nb - m >= 3 && nb - m != 4 ? 3 : 2;
+    }
+    return n;
+}
+
+// rows 0 .. nn - 1 of A from a0 in 4-row tiles against float rows of B in passes of 3 and 2;
+// pass p of the n passes prefetches rows p, p + n, ... of the next tile, so that the memory
+// stream is even (all 4 rows in the first pass: bursts that two threads' streams together do
+// not get from memory; docs/cpu-perf.md, issue 19); answers the rows done (nn rounded down to 4)
 GGML_TARGET_AVX2 CK_INLINE int64_t ck_rows4(enum ggml_type type, int64_t kb, const char * a0, int64_t s_r,
                                             const void * const * bk, int nh, int nb, int64_t nn, float * out,
                                             int64_t ldo, bool add) {
     if (nh != 0) {
         return 0;
     }
+    int g[GGML_MM_COLS_MAX];
+    const int n_pass = ck_passes4(nb, g);
     int64_t i = 0;
     for (; i + 4 <= nn; i += 4) {
         const char * ai = a0 + i*s_r;
         const char * pf = i + 8 <= nn ? ai + 4*s_r : NULL;
         float *      o  = out + i;
-        int m = 0;
-        for (; nb - m >= 3 && nb - m != 4; m += 3) {
-            if (pf != NULL && m == 0) ck_tile4(type, false, 3, true, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, pf);
-            else                      ck_tile4(type, false, 3, false, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, NULL);
-        }
-        for (; m < nb; m += 2) {
-            if (pf != NULL && m == 0) ck_tile4(type, false, 2, true, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, pf);
-            else                      ck_tile4(type, false, 2, false, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, NULL);
+        for (int p = 0, m = 0; p < n_pass; m += g[p++]) {
+            int mask = 0;
+            for (int r = p; pf != NULL && r < 4; r += n_pass) {
+                mask |= 1 << r;
+            }
+            if (g[p] == 3) ck_tile4(type, false, 3, mask, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, pf);
+            else           ck_tile4(type, false, 2, mask, kb, ai, s_r, bk + m, o + m*ldo, ldo, add, pf);
         }
     }
     return i;
