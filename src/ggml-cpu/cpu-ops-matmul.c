@@ -28,6 +28,11 @@
 // with F16/BF16 weights gemv_cols stays ahead up to GGML_MM_COLS_MAX (docs/cpu-perf.md)
 #define MM_COLS_MIN     (GGML_MM_GEMV_M + 1)
 #define MM_COLS_F32_MAX 8
+// few columns on more than one thread: the last nth chunks' rows are cut into chunks this many
+// times shorter, so that the thread that started late or drew the last long chunk keeps the
+// others waiting for a short chunk only, while the long chunks keep B's k blocks reused over
+// many rows (every chunk reads all of B again: 64-row chunks throughout cost 1.2x at 16 columns)
+#define MM_COLS_TAIL_SPLIT 4
 // GEMV: rows of B copied to scratch start on a cache line (row stride K rounded up to this many
 // floats, the buffer's start rounded up within MM_SCRATCH_SLACK floats)
 #define MM_COLS_B_ALIGN  32
@@ -62,6 +67,7 @@ struct mm_plan {
     bool    b_direct;        // GEMV: B rows usable in place (F32, contiguous along k)
     bool    cols_h;          // few columns, F16 weights: B also rounded to F16 rows in scratch
     int64_t n_blk, nci;      // GEMM column blocks / GEMV row chunks and their size
+    int64_t n_head, nci_tail; // GEMV: the first n_head chunks have nci rows, the rest nci_tail
     int64_t m_blk, mci;      // GEMM row blocks
     int64_t n_items;
 };
@@ -162,6 +168,13 @@ static void mm_make_plan(const struct ggml_tensor * op, int nth, struct mm_plan 
         chunk = MAX(mm_cdiv(chunk, 8)*8, (int64_t) 16); // whole groups of the kernels' 4 or 8 rows
         p->nci   = chunk;
         p->n_blk = mm_cdiv(p->N, chunk);
+        p->n_head   = p->n_blk;
+        p->nci_tail = chunk;
+        if (p->cols && nth > 1 && p->n_blk > nth) {
+            p->n_head   = p->n_blk - nth;
+            p->nci_tail = MAX(mm_cdiv(chunk/MM_COLS_TAIL_SPLIT, 8)*8, (int64_t) 16);
+            p->n_blk    = p->n_head + mm_cdiv(p->N - p->n_head*chunk, p->nci_tail);
+        }
         p->m_blk = 1;
         p->mci   = p->M;
     } else {
@@ -364,8 +377,9 @@ enum ggml_status ggml_cpu_matmul_forward(const struct ggml_compute_params * para
         mm_batch_srcs(&p, op, batch, &a, &b, &c);
 
         if (p.gemv) {
-            const int64_t n0 = rest*p.nci;
-            const int64_t nn = MIN(p.nci, p.N - n0);
+            const bool    head = rest < p.n_head;
+            const int64_t n0 = head ? rest*p.nci : p.n_head*p.nci + (rest - p.n_head)*p.nci_tail;
+            const int64_t nn = MIN(head ? p.nci : p.nci_tail, p.N - n0);
             const float * brow[GGML_MM_COLS_MAX];
             for (int64_t m = 0; m < p.M; m++) {
                 if (p.b_direct) {
