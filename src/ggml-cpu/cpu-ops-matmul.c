@@ -31,7 +31,8 @@
 // few columns on more than one thread: the last nth chunks' rows are cut into chunks this many
 // times shorter, so that the thread that started late or drew the last long chunk keeps the
 // others waiting for a short chunk only, while the long chunks keep B's k blocks reused over
-// many rows (every chunk reads all of B again: 64-row chunks throughout cost 1.2x at 16 columns)
+// many rows (every chunk reads all of B again: 64-row chunks throughout measured ~1.2x slower
+// at 16 columns, loaded machine; docs/cpu-perf.md)
 #define MM_COLS_TAIL_SPLIT 4
 // GEMV: rows of B copied to scratch start on a cache line (row stride K rounded up to this many
 // floats, the buffer's start rounded up within MM_SCRATCH_SLACK floats)
