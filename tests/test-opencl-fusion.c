@@ -128,6 +128,23 @@ static ggml_backend_t new_backend(bool profile) {
     return be;
 }
 
+// frees a case's buffer and context (either may be NULL) and its backend; a profiled backend's
+// table goes into table. false when the table could not be captured
+static bool end_case(ggml_backend_t be, ggml_backend_buffer_t buf, struct ggml_context * ctx, bool profile,
+                     char * table, size_t table_len) {
+    if (buf != NULL) {
+        ggml_backend_buffer_free(buf);
+    }
+    if (ctx != NULL) {
+        ggml_free(ctx);
+    }
+    if (!profile) {
+        ggml_backend_free(be);
+        return true;
+    }
+    return free_capturing(be, table, table_len);
+}
+
 // computes the case's graph on a new backend; the result (out, and out2 for USE_LATER_ADD) into
 // got / got2; the profile table, when profile is set, into table
 static bool run_case(const struct fcase * c, const float * x, const float * b, const float * w, float * got, float * got2,
@@ -172,17 +189,7 @@ static bool run_case(const struct fcase * c, const float * x, const float * b, c
     }
     ok = true;
 done:
-    if (buf != NULL) {
-        ggml_backend_buffer_free(buf);
-    }
-    if (ctx != NULL) {
-        ggml_free(ctx);
-    }
-    if (!profile) {
-        ggml_backend_free(be);
-        return ok;
-    }
-    return free_capturing(be, table, table_len) && ok;
+    return end_case(be, buf, ctx, profile, table, table_len) && ok;
 }
 
 static void run_fcase(const struct fcase * c, bool cpu_device) {
@@ -348,17 +355,7 @@ static bool run_rkv(const struct rkv_case * c, const float * qkv, const int32_t 
     }
     ok = true;
 done:
-    if (buf != NULL) {
-        ggml_backend_buffer_free(buf);
-    }
-    if (ctx != NULL) {
-        ggml_free(ctx);
-    }
-    if (!profile) {
-        ggml_backend_free(be);
-        return ok;
-    }
-    return free_capturing(be, table, table_len) && ok;
+    return end_case(be, buf, ctx, profile, table, table_len) && ok;
 }
 
 // the rotation of head row x (hd values) at position p, in double
@@ -565,17 +562,7 @@ static bool run_mgl(const struct mgl_case * c, const void * wq, const float * x,
     }
     ok = true;
 done:
-    if (buf != NULL) {
-        ggml_backend_buffer_free(buf);
-    }
-    if (ctx != NULL) {
-        ggml_free(ctx);
-    }
-    if (!profile) {
-        ggml_backend_free(be);
-        return ok;
-    }
-    return free_capturing(be, table, table_len) && ok;
+    return end_case(be, buf, ctx, profile, table, table_len) && ok;
 }
 
 static void run_mgl_case(const struct mgl_case * c) {
