@@ -366,24 +366,7 @@ inline void mvq_id(const __global uchar * a, const tdesc ad, const __global char
             pa[j] = a + ad.offs + x*ad.nb[2] + min(n0 + j, N - 1) * ad.nb[1];
         }
         const __global float * pb = (const __global float *) (b + bd.offs + (e % bd.ne[1])*bd.nb[1] + tok*bd.nb[2]);
-        float16 acc[MVQ_RN];
-        UNROLL for (int j = 0; j < MVQ_RN; j++) {
-            acc[j] = (float16) 0.0f;
-        }
-        const long ns = ad.ne[0] / 32;
-        for (long s = 0; s < ns; s++) {
-            const float16 b0 = vload16(2*s, pb);
-            const float16 b1 = vload16(2*s + 1, pb);
-            UNROLL for (int j = 0; j < MVQ_RN; j++) {
-                float16 lo, hi;
-                decode32(pa[j], s, t, &lo, &hi);
-                acc[j] = MAD(lo, b0, acc[j]);
-                acc[j] = MAD(hi, b1, acc[j]);
-            }
-        }
-        UNROLL for (int j = 0; j < MVQ_RN; j++) {
-            r[j] = sum16(acc[j]);
-        }
+        mvq_dots(pa, pb, ad.ne[0] / 32, t, r);
     }
     UNROLL for (int j = 0; j < MVQ_RN; j++) {
         if (n0 + j < N) {
