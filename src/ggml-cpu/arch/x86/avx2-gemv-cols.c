@@ -86,6 +86,25 @@ GGML_TARGET_AVX2 CK_INLINE float ck_elemb(const bool BH, const void * p, int64_t
     return ((const float *) p)[k];
 }
 
+// the end of one row r of a tile: v[m] (the reduced sums for the G rows of B up to kb8) gets the
+// k tail kb8 .. kb (fewer than 8 elements), then goes to out[m*ldo] (added when add)
+GGML_TARGET_AVX2 CK_INLINE void ck_finish_row(enum ggml_type type, const bool BH, const int G, int64_t kb8, int64_t kb,
+                                              const char * a_row, int64_t es, const void * const * b, float * v,
+                                              float * out, int64_t ldo, bool add) {
+    if (kb8 < kb) {
+        float tail[8];
+        ggml_mm_load_f32(type, a_row + kb8*es, es, kb - kb8, tail);
+        for (int m = 0; m < G; m++) {
+            for (int64_t kt = kb8; kt < kb; kt++) {
+                v[m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
+            }
+        }
+    }
+    for (int m = 0; m < G; m++) {
+        out[m*ldo] = add ? out[m*ldo] + v[m] : v[m];
+    }
+}
+
 // lane j = the sum of the 8 lanes of v[j], j < 4
 GGML_TARGET_AVX2 CK_INLINE __m128 ck_reduce4(__m256 v0, __m256 v1, __m256 v2, __m256 v3) {
     const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(v0, v1), _mm256_hadd_ps(v2, v3));
@@ -152,18 +171,7 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile(enum ggml_type type, const bool BH, cons
         const __m256 z = _mm256_setzero_ps();
         float v[4];
         _mm_storeu_ps(v, ck_reduce4(s[r][0], G > 1 ? s[r][1] : z, G > 2 ? s[r][2] : z, G > 3 ? s[r][3] : z));
-        if (kb8 < kb) {
-            float tail[8];
-            ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
-            for (int m = 0; m < G; m++) {
-                for (int64_t kt = kb8; kt < kb; kt++) {
-                    v[m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
-                }
-            }
-        }
-        for (int m = 0; m < G; m++) {
-            out[m*ldo + r] = add ? out[m*ldo + r] + v[m] : v[m];
-        }
+        ck_finish_row(type, BH, G, kb8, kb, a0 + r*s_r, es, b, v, out + r, ldo, add);
     }
 }
 
@@ -227,18 +235,7 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile34(enum ggml_type type, const bool BH, co
     for (int r = 0; r < 3; r++) {
         float v[4];
         _mm_storeu_ps(v, ck_reduce4(*acc[r][0], *acc[r][1], *acc[r][2], *acc[r][3]));
-        if (kb8 < kb) {
-            float tail[8];
-            ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
-            for (int m = 0; m < 4; m++) {
-                for (int64_t kt = kb8; kt < kb; kt++) {
-                    v[m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
-                }
-            }
-        }
-        for (int m = 0; m < 4; m++) {
-            out[m*ldo + r] = add ? out[m*ldo + r] + v[m] : v[m];
-        }
+        ck_finish_row(type, BH, 4, kb8, kb, a0 + r*s_r, es, b, v, out + r, ldo, add);
     }
 }
 
@@ -293,18 +290,7 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile2(enum ggml_type type, const bool BH, con
     _mm_storeu_ps(v[1], ck_reduce4(d10, d11, d12, d13));
     _mm_storeu_ps(v[1] + 4, ck_reduce4(d14, G > 5 ? d15 : z, z, z));
     for (int r = 0; r < 2; r++) {
-        if (kb8 < kb) {
-            float tail[8];
-            ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
-            for (int m = 0; m < G; m++) {
-                for (int64_t kt = kb8; kt < kb; kt++) {
-                    v[r][m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
-                }
-            }
-        }
-        for (int m = 0; m < G; m++) {
-            out[m*ldo + r] = add ? out[m*ldo + r] + v[r][m] : v[r][m];
-        }
+        ck_finish_row(type, BH, G, kb8, kb, a0 + r*s_r, es, b, v[r], out + r, ldo, add);
     }
 }
 
@@ -354,18 +340,7 @@ GGML_TARGET_AVX2 CK_INLINE void ck_tile4(enum ggml_type type, const bool BH, con
     _mm_storeu_ps(v[2], ck_reduce4(e20, e21, G > 2 ? e22 : z, z));
     _mm_storeu_ps(v[3], ck_reduce4(e30, e31, G > 2 ? e32 : z, z));
     for (int r = 0; r < 4; r++) {
-        if (kb8 < kb) {
-            float tail[8];
-            ggml_mm_load_f32(type, a0 + r*s_r + kb8*es, es, kb - kb8, tail);
-            for (int m = 0; m < G; m++) {
-                for (int64_t kt = kb8; kt < kb; kt++) {
-                    v[r][m] += tail[kt - kb8]*ck_elemb(BH, b[m], kt);
-                }
-            }
-        }
-        for (int m = 0; m < G; m++) {
-            out[m*ldo + r] = add ? out[m*ldo + r] + v[r][m] : v[r][m];
-        }
+        ck_finish_row(type, BH, G, kb8, kb, a0 + r*s_r, es, b, v[r], out + r, ldo, add);
     }
 }
 
